@@ -39,32 +39,32 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
     case "elicitation/create":
       return e_CreateElicitationRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_AgentRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestId(v: any): boolean {
@@ -79,71 +79,66 @@ function e_WriteTextFileRequest__meta(v: any): boolean {
   return true;
 }
 
-function k_WriteTextFileRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_WriteTextFileRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WriteTextFileRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ReadTextFileRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.limit;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ReadTextFileRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "limit":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestPermissionRequest_options(v: any): boolean {
@@ -155,33 +150,32 @@ function e_RequestPermissionRequest_options(v: any): boolean {
   return true;
 }
 
-function k_RequestPermissionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCall;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionRequest_options(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_RequestPermissionRequest_options(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_ToolCallUpdate_content(v: any): boolean {
@@ -202,61 +196,46 @@ function e_ToolCallUpdate_locations(v: any): boolean {
   return true;
 }
 
-function k_ToolCallUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolKind(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallStatus(x)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ToolCallUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        break;
+      case "status":
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallId(v: any): boolean {
@@ -271,480 +250,614 @@ function e_ToolCallStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed"));
 }
 
-function k_ToolCallContentContent(v: any): number {
-  let n = 1;
-  const m = k_Content(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentDiff(v: any): number {
-  let n = 1;
-  const m = k_Diff(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentTerminal(v: any): number {
-  let n = 1;
-  const m = k_Terminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "content":
-      return k_ToolCallContentContent(v);
-    case "diff":
-      return k_ToolCallContentDiff(v);
-    case "terminal":
-      return k_ToolCallContentTerminal(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+function e_ToolCallContentContent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_ToolCallContentDiff(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "oldText":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "newText":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_ToolCallContentTerminal(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
-}
-
-function k_ContentBlockText(v: any): number {
-  let n = 1;
-  const m = k_TextContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockImage(v: any): number {
-  let n = 1;
-  const m = k_ImageContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockAudio(v: any): number {
-  let n = 1;
-  const m = k_AudioContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResourceLink(v: any): number {
-  let n = 1;
-  const m = k_ResourceLink(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResource(v: any): number {
-  let n = 1;
-  const m = k_EmbeddedResource(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlock(v: any): number {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
-    case "text":
-      return k_ContentBlockText(v);
-    case "image":
-      return k_ContentBlockImage(v);
-    case "audio":
-      return k_ContentBlockAudio(v);
-    case "resource_link":
-      return k_ContentBlockResourceLink(v);
-    case "resource":
-      return k_ContentBlockResource(v);
+    case "content":
+      return e_ToolCallContentContent(v);
+    case "diff":
+      return e_ToolCallContentDiff(v);
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? -1 : -1;
+      return typeof t === "string" ? false : false;
   }
 }
 
+function e_ContentBlockText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ContentBlockImage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockAudio(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockResourceLink(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockResource(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
 function e_ContentBlock(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_ContentBlockText(v);
+    case "image":
+      return e_ContentBlockImage(v);
+    case "audio":
+      return e_ContentBlockAudio(v);
+    case "resource_link":
+      return e_ContentBlockResourceLink(v);
+    case "resource":
+      return e_ContentBlockResource(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
 }
 
 function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!e_Role(x)) return false;
+    if (!((x === "assistant" || x === "user"))) return false;
   }
   return true;
 }
 
-function k_Annotations(v: any): number {
-  let n = 0, x: any;
-  x = v.audience;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations_audience(x)))) return -1;
-    n++;
-  }
-  x = v.lastModified;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.priority;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Annotations(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Annotations(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "audience":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "lastModified":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "priority":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_Role(v: any): boolean {
   return ((v === "assistant" || v === "user"));
 }
 
-function k_TextContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextContent(v));
-}
-
-function k_ImageContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ImageContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ImageContent(v));
-}
-
-function k_AudioContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AudioContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
-}
-
-function k_ResourceLink(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ResourceLink(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResourceLink(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_EmbeddedResourceResource(v: any): boolean {
   return e_TextResourceContents(v);
 }
 
-function k_TextResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextResourceContents(v));
-}
-
-function k_BlobResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.blob;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_BlobResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BlobResourceContents(v));
-}
-
-function k_EmbeddedResource(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "blob":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.resource;
-  if (x !== undefined) {
-    if (!(e_EmbeddedResourceResource(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_EmbeddedResource(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EmbeddedResource(v));
-}
-
-function k_Content(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_Content(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
-}
-
-function k_Diff(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.oldText;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.newText;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_Diff(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Diff(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "oldText":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "newText":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_TerminalId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Terminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Terminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Terminal(v));
-}
-
-function k_ToolCallLocation(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallLocation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallLocation(v));
-}
-
-function k_PermissionOption(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionKind(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PermissionOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PermissionOption(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!(((x === "allow_once" || x === "allow_always" || x === "reject_once" || x === "reject_always")))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PermissionOptionId(v: any): boolean {
@@ -773,174 +886,193 @@ function e_CreateTerminalRequest_env(v: any): boolean {
   return true;
 }
 
-function k_CreateTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
-    n++;
-  }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.outputByteLimit;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CreateTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CreateTerminalRequest(v));
-}
-
-function k_EnvVariable(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_CreateTerminalRequest_env(x))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "outputByteLimit":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_EnvVariable(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
-}
-
-function k_TerminalOutputRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalOutputRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputRequest(v));
-}
-
-function k_ReleaseTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_ReleaseTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReleaseTerminalRequest(v));
-}
-
-function k_WaitForTerminalExitRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_WaitForTerminalExitRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WaitForTerminalExitRequest(v));
-}
-
-function k_KillTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_KillTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function k_ElicitationFormMode(v: any): number {
+  let n = 0, x: any;
+  x = v.requestedSchema;
+  if (x !== undefined) {
+    if (!(e_ElicitationSchema(x))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestForm(v: any): number {
   let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_ElicitationUrlMode(v: any): number {
+  let n = 0, x: any;
+  x = v.elicitationId;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.url;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
@@ -992,37 +1124,41 @@ function e_CreateElicitationRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CreateElicitationRequest(v));
 }
 
-function k_ElicitationSessionScope(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSessionScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSessionScope(v));
-}
-
-function k_ElicitationRequestScope(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationRequestScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationSchema_properties(v: any): boolean {
@@ -1034,139 +1170,41 @@ function e_ElicitationSchema_properties(v: any): boolean {
   return true;
 }
 
-function k_ElicitationSchema(v: any): number {
-  let n = 0, x: any;
-  x = v.type;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchemaType(x))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.properties;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema_properties(x))) return -1;
-    n++;
-  }
-  x = v.required;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSchema(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        if (!(((x === "object")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "properties":
+        if (!(e_ElicitationSchema_properties(x))) return false;
+        break;
+      case "required":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1;
-  const m = k_StringPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1;
-  const m = k_NumberPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1;
-  const m = k_IntegerPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1;
-  const m = k_BooleanPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1;
-  const m = k_MultiSelectPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaOther(v: any): number {
-  return Infinity;
-}
-
-function k_ElicitationPropertySchema(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "string":
-      return k_ElicitationPropertySchemaString(v);
-    case "number":
-      return k_ElicitationPropertySchemaNumber(v);
-    case "integer":
-      return k_ElicitationPropertySchemaInteger(v);
-    case "boolean":
-      return k_ElicitationPropertySchemaBoolean(v);
-    case "array":
-      return k_ElicitationPropertySchemaArray(v);
-    default:
-      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
-  }
-}
-
-function e_ElicitationPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationPropertySchema(v));
-}
-
-function e_StringFormat(v: any): boolean {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time"));
-}
-
-function k_EnumOption(v: any): number {
-  let n = 0, x: any;
-  x = v.const;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnumOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
-}
-
-function e_StringPropertySchema_oneOf(v: any): boolean {
+function e_ElicitationPropertySchemaString_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1175,283 +1213,457 @@ function e_StringPropertySchema_oneOf(v: any): boolean {
   return true;
 }
 
-function k_StringPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaString(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.maxLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.pattern;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.format;
-  if (x !== undefined) {
-    if (!((x === null || e_StringFormat(x)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.enum;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v.oneOf;
-  if (x !== undefined) {
-    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_StringPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringPropertySchema(v));
+function e_ElicitationPropertySchemaNumber(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_NumberPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaInteger(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_NumberPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NumberPropertySchema(v));
+function e_ElicitationPropertySchemaBoolean(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_IntegerPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaArray(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_IntegerPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IntegerPropertySchema(v));
+function k_ElicitationPropertySchemaOther(v: any): number {
+  return Infinity;
 }
 
-function k_BooleanPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BooleanPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
-}
-
-function k_MultiSelectItemsString(v: any): number {
-  let n = 1;
-  const m = k_StringMultiSelectItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_MultiSelectItems(v: any): number {
+function e_ElicitationPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "string":
-      return k_MultiSelectItemsString(v);
+      return e_ElicitationPropertySchemaString(v);
+    case "number":
+      return e_ElicitationPropertySchemaNumber(v);
+    case "integer":
+      return e_ElicitationPropertySchemaInteger(v);
+    case "boolean":
+      return e_ElicitationPropertySchemaBoolean(v);
+    case "array":
+      return e_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) >= 0 : false;
   }
+}
+
+function e_StringFormat(v: any): boolean {
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time"));
+}
+
+function e_EnumOption(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "const":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_StringPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_NumberPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_IntegerPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_BooleanPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_MultiSelectItemsString(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "enum":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectItems(v));
-}
-
-function k_StringMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.enum;
-  if (x !== undefined) {
-    if (!(e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "string":
+      return e_MultiSelectItemsString(v);
+    default:
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_StringMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringMultiSelectItems(v));
-}
-
-function k_TitledMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.anyOf;
-  if (x !== undefined) {
-    if (!(e_StringPropertySchema_oneOf(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "enum":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TitledMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TitledMultiSelectItems(v));
-}
-
-function k_MultiSelectPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "anyOf":
+        if (!(e_ElicitationPropertySchemaString_oneOf(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.maxItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.items;
-  if (x !== undefined) {
-    if (!(e_MultiSelectItems(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MultiSelectPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectPropertySchema(v));
-}
-
-function k_ElicitationFormMode(v: any): number {
-  let n = 0, x: any;
-  x = v.requestedSchema;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema(x))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationFormMode(v: any): boolean {
@@ -1460,22 +1672,6 @@ function e_ElicitationFormMode(v: any): boolean {
 
 function e_ElicitationId(v: any): boolean {
   return (typeof v === "string");
-}
-
-function k_ElicitationUrlMode(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
 }
 
 function e_ElicitationUrlMode(v: any): boolean {
@@ -1513,27 +1709,29 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
     case "session/prompt":
       return e_PromptResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_AgentResponse_AgentResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_AgentResponse(v: any): boolean {
@@ -1549,303 +1747,253 @@ function e_InitializeResponse_authMethods(v: any): boolean {
   return true;
 }
 
-function k_InitializeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.agentCapabilities;
-  if (x !== undefined) {
-    if (!(e_AgentCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.authMethods;
-  if (x !== undefined) {
-    if (!(e_InitializeResponse_authMethods(x))) return -1;
-    n++;
-  }
-  x = v.agentInfo;
-  if (x !== undefined) {
-    if (!((x === null || e_Implementation(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_InitializeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "agentCapabilities":
+        if (!(e_AgentCapabilities(x))) return false;
+        break;
+      case "authMethods":
+        if (!(e_InitializeResponse_authMethods(x))) return false;
+        break;
+      case "agentInfo":
+        if (!((x === null || e_Implementation(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ProtocolVersion(v: any): boolean {
   return (Number.isInteger(v) && v >= 0 && v <= 65535);
 }
 
-function k_AgentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.loadSession;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.promptCapabilities;
-  if (x !== undefined) {
-    if (!(e_PromptCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.mcpCapabilities;
-  if (x !== undefined) {
-    if (!(e_McpCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.sessionCapabilities;
-  if (x !== undefined) {
-    if (!(e_SessionCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!(e_AgentAuthCapabilities(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AgentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentCapabilities(v));
-}
-
-function k_PromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.image;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "loadSession":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "promptCapabilities":
+        if (!(e_PromptCapabilities(x))) return false;
+        break;
+      case "mcpCapabilities":
+        if (!(e_McpCapabilities(x))) return false;
+        break;
+      case "sessionCapabilities":
+        if (!(e_SessionCapabilities(x))) return false;
+        break;
+      case "auth":
+        if (!(e_AgentAuthCapabilities(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.audio;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.embeddedContext;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_PromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptCapabilities(v));
-}
-
-function k_McpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.http;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "image":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "audio":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "embeddedContext":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.sse;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_McpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpCapabilities(v));
-}
-
-function k_SessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.list;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "http":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "sse":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.delete;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionDeleteCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.resume;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionResumeCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.close;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCloseCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCapabilities(v));
-}
-
-function k_SessionListCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "list":
+        if (!((x === null || e_SessionListCapabilities(x)))) return false;
+        break;
+      case "delete":
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        break;
+      case "resume":
+        if (!((x === null || e_SessionResumeCapabilities(x)))) return false;
+        break;
+      case "close":
+        if (!((x === null || e_SessionCloseCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionListCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionListCapabilities(v));
-}
-
-function k_SessionDeleteCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionDeleteCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionDeleteCapabilities(v));
-}
-
-function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionAdditionalDirectoriesCapabilities(v));
-}
-
-function k_SessionResumeCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionResumeCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionResumeCapabilities(v));
-}
-
-function k_SessionCloseCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionCloseCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCloseCapabilities(v));
-}
-
-function k_AgentAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.logout;
-  if (x !== undefined) {
-    if (!((x === null || e_LogoutCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_AgentAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
-}
-
-function k_LogoutCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "logout":
+        if (!((x === null || e_LogoutCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutCapabilities(v));
-}
-
-function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethod(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_AuthMethodTerminalVariant(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return true;
 }
 
-function e_AuthMethod(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethod(v));
-}
-
-function e_AuthMethodId(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function e_AuthMethodTerminal_env(v: any): boolean {
+function e_AuthMethodTerminalVariant_env(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1854,129 +2002,170 @@ function e_AuthMethodTerminal_env(v: any): boolean {
   return true;
 }
 
-function k_AuthMethodTerminal(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_AuthMethodTerminalVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_AuthMethod(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_AuthMethodTerminalVariant(v);
+    default:
+      return typeof t === "string" ? false : false;
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+}
+
+function e_AuthMethodId(v: any): boolean {
+  return (typeof v === "string");
 }
 
 function e_AuthMethodTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodTerminal(v));
-}
-
-function k_AuthMethodAgent(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodAgent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodAgent(v));
-}
-
-function k_Implementation(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.version;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_Implementation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Implementation(v));
-}
-
-function k_AuthenticateResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "version":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_AuthenticateResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthenticateResponse(v));
-}
-
-function k_LogoutResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionResponse_configOptions(v: any): boolean {
@@ -1988,33 +2177,30 @@ function e_NewSessionResponse_configOptions(v: any): boolean {
   return true;
 }
 
-function k_NewSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
-  }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_SessionModeState_availableModes(v: any): boolean {
@@ -2026,67 +2212,90 @@ function e_SessionModeState_availableModes(v: any): boolean {
   return true;
 }
 
-function k_SessionModeState(v: any): number {
-  let n = 0, x: any;
-  x = v.currentModeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.availableModes;
-  if (x !== undefined) {
-    if (!(e_SessionModeState_availableModes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionModeState(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionModeState(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "availableModes":
+        if (!(e_SessionModeState_availableModes(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionModeId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionMode(v: any): number {
+function e_SessionMode(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function k_SessionConfigSelect(v: any): number {
   let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
+  x = v.currentValue;
   if (x !== undefined) {
     if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
-  x = v.description;
+  x = v.options;
   if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
+    if (!(e_SessionConfigSelectOptions(x))) return -1;
     n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
+  } else return -1;
   return n;
-}
-
-function e_SessionMode(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMode(v));
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
   let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_SessionConfigBoolean(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "boolean"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
@@ -2111,7 +2320,7 @@ function k_SessionConfigOption(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.name;
@@ -2126,7 +2335,7 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v.category;
   if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionCategory(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -2169,123 +2378,122 @@ function e_SessionConfigSelectOptions(v: any): boolean {
   return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
-function k_SessionConfigSelectOption(v: any): number {
-  let n = 0, x: any;
-  x = v.value;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigSelectOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectOption(v));
-}
-
-function k_SessionConfigSelectGroup(v: any): number {
-  let n = 0, x: any;
-  x = v.group;
-  if (x !== undefined) {
-    if (!(e_SessionConfigGroupId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionConfigSelectGroup(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectGroup(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "group":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionConfigGroupId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionConfigSelect(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_SessionConfigSelect(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelect(v));
-}
-
-function k_SessionConfigBoolean(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionConfigBoolean(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
-}
-
-function k_LoadSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_LoadSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_ListSessionsResponse_sessions(v: any): boolean {
@@ -2297,171 +2505,166 @@ function e_ListSessionsResponse_sessions(v: any): boolean {
   return true;
 }
 
-function k_ListSessionsResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessions;
-  if (x !== undefined) {
-    if (!(e_ListSessionsResponse_sessions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.nextCursor;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
-}
-
-function k_SessionInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessions":
+        if (!(e_ListSessionsResponse_sessions(x))) return false;
+        r++;
+        break;
+      case "nextCursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfo(v));
-}
-
-function k_DeleteSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_DeleteSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionResponse(v));
-}
-
-function k_ResumeSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ResumeSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionResponse(v));
-}
-
-function k_CloseSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionResponse(v));
-}
-
-function k_SetSessionModeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionModeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeResponse(v));
-}
-
-function k_SetSessionConfigOptionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionConfigOptionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionResponse(v));
-}
-
-function k_PromptResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.stopReason;
-  if (x !== undefined) {
-    if (!(e_StopReason(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PromptResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "stopReason":
+        if (!(((x === "end_turn" || x === "max_tokens" || x === "max_turn_requests" || x === "refusal" || x === "cancelled")))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_StopReason(v: any): boolean {
@@ -2472,27 +2675,27 @@ function e_ExtResponse(v: any): boolean {
   return true;
 }
 
-function k_Error(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!(e_ErrorCode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    n++;
-  }
-  return n;
-}
-
 function e_Error(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Error(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ErrorCode(v: any): boolean {
@@ -2506,277 +2709,543 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
     case "elicitation/complete":
       return e_CompleteElicitationNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_AgentNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentNotification(v));
-}
-
-function k_SessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.update;
-  if (x !== undefined) {
-    if (!(e_SessionUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionNotification(v));
-}
-
-function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_ContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCall(v: any): number {
-  let n = 1;
-  const m = k_ToolCall(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1;
-  const m = k_ToolCallUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlan(v: any): number {
-  let n = 1;
-  const m = k_Plan(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1;
-  const m = k_AvailableCommandsUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCurrentModeUpdate(v: any): number {
-  let n = 1;
-  const m = k_CurrentModeUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1;
-  const m = k_ConfigOptionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1;
-  const m = k_SessionInfoUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1;
-  const m = k_UsageUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateNotice(v: any): number {
-  let n = 1;
-  const m = k_Notice(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1;
-  const m = k_CompactionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1;
-  const m = k_CompactionSummaryChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdate(v: any): number {
-  const t = v.sessionUpdate;
-  switch (t) {
-    case "user_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_thought_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "tool_call":
-      return k_SessionUpdateToolCall(v);
-    case "tool_call_update":
-      return k_SessionUpdateToolCallUpdate(v);
-    case "plan":
-      return k_SessionUpdatePlan(v);
-    case "available_commands_update":
-      return k_SessionUpdateAvailableCommandsUpdate(v);
-    case "current_mode_update":
-      return k_SessionUpdateCurrentModeUpdate(v);
-    case "config_option_update":
-      return k_SessionUpdateConfigOptionUpdate(v);
-    case "session_info_update":
-      return k_SessionUpdateSessionInfoUpdate(v);
-    case "usage_update":
-      return k_SessionUpdateUsageUpdate(v);
-    case "notice":
-      return k_SessionUpdateNotice(v);
-    case "compaction_update":
-      return k_SessionUpdateCompactionUpdate(v);
-    case "compaction_summary_chunk":
-      return k_SessionUpdateCompactionSummaryChunk(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "update":
+        if (!(e_SessionUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
+}
+
+function e_SessionUpdateUserMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "messageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        break;
+      case "content":
+        if (!(e_ToolCallUpdate_content(x))) return false;
+        break;
+      case "locations":
+        if (!(e_ToolCallUpdate_locations(x))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateToolCallUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        break;
+      case "status":
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdatePlan_entries(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_PlanEntry(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdatePlan(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate_availableCommands(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_AvailableCommand(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "availableCommands":
+        if (!(e_SessionUpdateAvailableCommandsUpdate_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_SessionUpdateUsageUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateNotice(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionUpdate_summary(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_ContentBlock(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdateCompactionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionUpdate(v));
+  if (!rt.isObject(v)) return false;
+  const t = v.sessionUpdate;
+  switch (t) {
+    case "user_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_thought_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "tool_call":
+      return e_SessionUpdateToolCall(v);
+    case "tool_call_update":
+      return e_SessionUpdateToolCallUpdate(v);
+    case "plan":
+      return e_SessionUpdatePlan(v);
+    case "available_commands_update":
+      return e_SessionUpdateAvailableCommandsUpdate(v);
+    case "current_mode_update":
+      return e_SessionUpdateCurrentModeUpdate(v);
+    case "config_option_update":
+      return e_SessionUpdateConfigOptionUpdate(v);
+    case "session_info_update":
+      return e_SessionUpdateSessionInfoUpdate(v);
+    case "usage_update":
+      return e_SessionUpdateUsageUpdate(v);
+    case "notice":
+      return e_SessionUpdateNotice(v);
+    case "compaction_update":
+      return e_SessionUpdateCompactionUpdate(v);
+    case "compaction_summary_chunk":
+      return e_SessionUpdateCompactionSummaryChunk(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
 }
 
 function e_MessageId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
-}
-
-function k_ToolCall(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "messageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_ToolKind(x))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_ToolCallStatus(x))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate_content(x))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate_locations(x))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCall(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCall(v));
-}
-
-function k_PlanEntry(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.priority;
-  if (x !== undefined) {
-    if (!(e_PlanEntryPriority(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_PlanEntryStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        break;
+      case "content":
+        if (!(e_ToolCallUpdate_content(x))) return false;
+        break;
+      case "locations":
+        if (!(e_ToolCallUpdate_locations(x))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PlanEntry(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanEntry(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "priority":
+        if (!(((x === "high" || x === "medium" || x === "low")))) return false;
+        r++;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed")))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PlanEntryPriority(v: any): boolean {
@@ -2787,260 +3256,238 @@ function e_PlanEntryStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed"));
 }
 
-function e_Plan_entries(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_PlanEntry(x)) return false;
-  }
-  return true;
-}
-
-function k_Plan(v: any): number {
-  let n = 0, x: any;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_Plan_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Plan(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Plan(v));
-}
-
-function k_AvailableCommand(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.input;
-  if (x !== undefined) {
-    if (!((x === null || e_AvailableCommandInput(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AvailableCommand(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_AvailableCommandInput(v: any): boolean {
   return e_UnstructuredCommandInput(v);
 }
 
-function k_UnstructuredCommandInput(v: any): number {
-  let n = 0, x: any;
-  x = v.hint;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_UnstructuredCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnstructuredCommandInput(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function e_AvailableCommandsUpdate_availableCommands(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_AvailableCommand(x)) return false;
+function e_AvailableCommandsUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "availableCommands":
+        if (!(e_SessionUpdateAvailableCommandsUpdate_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_CurrentModeUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ConfigOptionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionInfoUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
 }
 
-function k_AvailableCommandsUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_AvailableCommandsUpdate_availableCommands(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AvailableCommandsUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandsUpdate(v));
-}
-
-function k_CurrentModeUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.currentModeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_CurrentModeUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CurrentModeUpdate(v));
-}
-
-function k_ConfigOptionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ConfigOptionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ConfigOptionUpdate(v));
-}
-
-function k_SessionInfoUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionInfoUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfoUpdate(v));
-}
-
-function k_Cost(v: any): number {
-  let n = 0, x: any;
-  x = v.amount;
-  if (x !== undefined) {
-    if (!((typeof x === "number" && Number.isFinite(x)))) return -1;
-    n++;
-  } else return -1;
-  x = v.currency;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Cost(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Cost(v));
-}
-
-function k_UsageUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.used;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.cost;
-  if (x !== undefined) {
-    if (!((x === null || e_Cost(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "amount":
+        if (!((typeof x === "number" && Number.isFinite(x)))) return false;
+        r++;
+        break;
+      case "currency":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_UsageUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UsageUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_NoticeSeverity(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Notice(v: any): number {
-  let n = 0, x: any;
-  x = v.severity;
-  if (x !== undefined) {
-    if (!(e_NoticeSeverity(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string" && x.length >= 1))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Notice(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Notice(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_CompactionId(v: any): boolean {
@@ -3051,90 +3498,78 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_CompactionUpdate_summary(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_ContentBlock(x)) return false;
-  }
-  return true;
-}
-
-function k_CompactionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_CompactionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.summary;
-  if (x !== undefined) {
-    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
-    n++;
-  }
-  x = v.error;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CompactionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionUpdate(v));
-}
-
-function k_CompactionSummaryChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompactionSummaryChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionSummaryChunk(v));
-}
-
-function k_CompleteElicitationNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompleteElicitationNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompleteElicitationNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "elicitationId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ExtNotification(v: any): boolean {
@@ -3168,153 +3603,133 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
     case "session/prompt":
       return e_PromptRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_ClientRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientRequest(v));
-}
-
-function k_InitializeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.clientCapabilities;
-  if (x !== undefined) {
-    if (!(e_ClientCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.clientInfo;
-  if (x !== undefined) {
-    if (!((x === null || e_Implementation(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_InitializeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeRequest(v));
-}
-
-function k_ClientCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.fs;
-  if (x !== undefined) {
-    if (!(e_FileSystemCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "clientCapabilities":
+        if (!(e_ClientCapabilities(x))) return false;
+        break;
+      case "clientInfo":
+        if (!((x === null || e_Implementation(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.session;
-  if (x !== undefined) {
-    if (!((x === null || e_ClientSessionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!(e_AuthCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.elicitation;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ClientCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientCapabilities(v));
-}
-
-function k_FileSystemCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.readTextFile;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "fs":
+        if (!(e_FileSystemCapabilities(x))) return false;
+        break;
+      case "terminal":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "session":
+        if (!((x === null || e_ClientSessionCapabilities(x)))) return false;
+        break;
+      case "auth":
+        if (!(e_AuthCapabilities(x))) return false;
+        break;
+      case "elicitation":
+        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.writeTextFile;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_FileSystemCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_FileSystemCapabilities(v));
-}
-
-function k_ClientSessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.compaction;
-  if (x !== undefined) {
-    if (!((x === null || e_CompactionCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "readTextFile":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "writeTextFile":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.notices;
-  if (x !== undefined) {
-    if (!((x === null || e_NoticeCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ClientSessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientSessionCapabilities(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compaction":
+        if (!((x === null || e_CompactionCapabilities(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return false;
+        break;
+      case "notices":
+        if (!((x === null || e_NoticeCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_CompactionCapabilities(v: any): boolean {
@@ -3322,37 +3737,37 @@ function e_CompactionCapabilities(v: any): boolean {
   return true;
 }
 
-function k_SessionConfigOptionsCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.boolean;
-  if (x !== undefined) {
-    if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigOptionsCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigOptionsCapabilities(v));
-}
-
-function k_BooleanConfigOptionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "boolean":
+        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_BooleanConfigOptionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanConfigOptionCapabilities(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NoticeCapabilities(v: any): boolean {
@@ -3360,108 +3775,108 @@ function e_NoticeCapabilities(v: any): boolean {
   return true;
 }
 
-function k_AuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthCapabilities(v));
-}
-
-function k_ElicitationCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.form;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationFormCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminal":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.url;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationUrlCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ElicitationCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationCapabilities(v));
-}
-
-function k_ElicitationFormCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "form":
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        break;
+      case "url":
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationFormCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationFormCapabilities(v));
-}
-
-function k_ElicitationUrlCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationUrlCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlCapabilities(v));
-}
-
-function k_AuthenticateRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthenticateRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthenticateRequest(v));
-}
-
-function k_LogoutRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_LogoutRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionRequest_mcpServers(v: any): boolean {
@@ -3473,88 +3888,34 @@ function e_NewSessionRequest_mcpServers(v: any): boolean {
   return true;
 }
 
-function k_NewSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
-}
-
-function k_McpServerHttpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerHttp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerSseVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerSse(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServer(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "http":
-      return k_McpServerHttpVariant(v);
-    case "sse":
-      return k_McpServerSseVariant(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
 }
 
-function e_McpServer(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServer(v));
-}
-
-function k_HttpHeader(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_HttpHeader(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
-}
-
-function e_McpServerHttp_headers(v: any): boolean {
+function e_McpServerHttpVariant_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3563,250 +3924,304 @@ function e_McpServerHttp_headers(v: any): boolean {
   return true;
 }
 
-function k_McpServerHttp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+function e_McpServerHttpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 3;
+}
+
+function e_McpServer(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "http":
+      return e_McpServerHttpVariant(v);
+    case "sse":
+      return e_McpServerHttpVariant(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
+}
+
+function e_HttpHeader(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_McpServerHttp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerHttp(v));
-}
-
-function k_McpServerSse(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_McpServerSse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerSse(v));
-}
-
-function k_McpServerStdio(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_McpServerStdio(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerStdio(v));
-}
-
-function k_LoadSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "env":
+        if (!(x !== null && e_CreateTerminalRequest_env(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 4;
 }
 
 function e_LoadSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionRequest(v));
-}
-
-function k_ListSessionsRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.cursor;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 3;
 }
 
 function e_ListSessionsRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsRequest(v));
-}
-
-function k_DeleteSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_DeleteSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionRequest(v));
-}
-
-function k_ResumeSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ResumeSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
-}
-
-function k_CloseSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CloseSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionRequest(v));
-}
-
-function k_SetSessionModeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.modeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SetSessionModeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "modeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_SetSessionConfigOptionRequestBoolean(v: any): number {
@@ -3833,12 +4248,12 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   let n = 0, x: any;
   x = v.sessionId;
   if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v._meta;
@@ -3856,28 +4271,28 @@ function e_SetSessionConfigOptionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionRequest(v));
 }
 
-function k_PromptRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!(e_CompactionUpdate_summary(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PromptRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "prompt":
+        if (!(e_SessionUpdateCompactionUpdate_summary(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
@@ -3901,253 +4316,293 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
     case "elicitation/create":
       return e_CreateElicitationResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_ClientResponse_ClientResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ClientResponse(v: any): boolean {
   return e_ClientResponse_ClientResponseResult(v);
 }
 
-function k_WriteTextFileResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_WriteTextFileResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WriteTextFileResponse(v));
-}
-
-function k_ReadTextFileResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ReadTextFileResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileResponse(v));
-}
-
-function k_RequestPermissionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.outcome;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionOutcome(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_RequestPermissionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
-}
-
-function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1;
-  return n;
-}
-
-function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1;
-  const m = k_SelectedPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcome(v: any): number {
-  const t = v.outcome;
-  switch (t) {
-    case "cancelled":
-      return k_RequestPermissionOutcomeCancelled(v);
-    case "selected":
-      return k_RequestPermissionOutcomeSelected(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        if (!(e_RequestPermissionOutcome(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_RequestPermissionOutcomeCancelled(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_RequestPermissionOutcomeSelected(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_RequestPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionOutcome(v));
-}
-
-function k_SelectedPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.outcome;
+  switch (t) {
+    case "cancelled":
+      return e_RequestPermissionOutcomeCancelled(v);
+    case "selected":
+      return e_RequestPermissionOutcomeSelected(v);
+    default:
+      return typeof t === "string" ? false : false;
   }
-  return n;
 }
 
 function e_SelectedPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
-}
-
-function k_CreateTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CreateTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CreateTerminalResponse(v));
-}
-
-function k_TerminalOutputResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.output;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.truncated;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  x = v.exitStatus;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalExitStatus(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalOutputResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputResponse(v));
-}
-
-function k_TerminalExitStatus(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "output":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "truncated":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalExitStatus(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalExitStatus(v));
-}
-
-function k_ReleaseTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ReleaseTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReleaseTerminalResponse(v));
-}
-
-function k_WaitForTerminalExitResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_WaitForTerminalExitResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WaitForTerminalExitResponse(v));
-}
-
-function k_KillTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_KillTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_ElicitationAcceptAction_content(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (!e_ElicitationContentValue(x)) return false;
+  }
+  return true;
+}
+
+function k_ElicitationAcceptAction(v: any): number {
+  let n = 0, x: any;
+  x = v.content;
+  if (x !== undefined) {
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
+    n++;
+  }
+  return n;
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
@@ -4156,15 +4611,20 @@ function k_CreateElicitationResponseAccept(v: any): number {
   return m < 0 ? -1 : n + m;
 }
 
+function k_CreateElicitationResponseDecline(v: any): number {
+  let n = 1;
+  return n;
+}
+
 function k_CreateElicitationResponse_mixin(v: any): number {
   const t = v.action;
   switch (t) {
     case "accept":
       return k_CreateElicitationResponseAccept(v);
     case "decline":
-      return k_RequestPermissionOutcomeCancelled(v);
+      return k_CreateElicitationResponseDecline(v);
     case "cancel":
-      return k_RequestPermissionOutcomeCancelled(v);
+      return k_CreateElicitationResponseDecline(v);
     default:
       return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
@@ -4195,27 +4655,19 @@ function e_ElicitationContentValue(v: any): boolean {
   return e_CreateTerminalRequest_args(v);
 }
 
-function e_ElicitationAcceptAction_content(v: any): boolean {
+function e_ElicitationAcceptAction(v: any): boolean {
   if (!rt.isObject(v)) return false;
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!e_ElicitationContentValue(x)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
-}
-
-function k_ElicitationAcceptAction(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ElicitationAcceptAction(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
 }
 
 function d_ClientNotification_params(method: unknown, v: any): boolean {
@@ -4223,65 +4675,68 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
     case "session/cancel":
       return e_CancelNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_ClientNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientNotification(v));
-}
-
-function k_CancelNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelNotification(v));
-}
-
-function k_CancelRequestNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelRequestNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 let askedMethod: string | undefined;

@@ -25,32 +25,32 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
     case "elicitation/create":
       return e_CreateElicitationRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_AgentRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestId(v: any): boolean {
@@ -73,79 +73,111 @@ function e_RequestPermissionRequest__meta(v: any): boolean {
   return true;
 }
 
-function k_RequestPermissionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.subject;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionSubject(x)))) return -1;
-    n++;
-  }
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionRequest_options(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "subject":
+        if (!((x === null || e_RequestPermissionSubject(x)))) return false;
+        break;
+      case "options":
+        if (!(e_RequestPermissionRequest_options(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_RequestPermissionSubjectToolCall(v: any): number {
-  let n = 1;
-  const m = k_ToolCallPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function k_RequestPermissionSubjectCommand(v: any): number {
-  let n = 1;
-  const m = k_CommandPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_RequestPermissionSubjectOther(v: any): number {
   return Infinity;
 }
 
-function k_RequestPermissionSubject(v: any): number {
+function e_RequestPermissionSubject(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "tool_call":
-      return k_RequestPermissionSubjectToolCall(v);
+      return e_RequestPermissionSubjectToolCall(v);
     case "command":
-      return k_RequestPermissionSubjectCommand(v);
+      return e_RequestPermissionSubjectCommand(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-}
-
-function e_RequestPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionSubject(v));
 }
 
 function e_ToolCallUpdate_content(v: any): boolean {
@@ -166,66 +198,49 @@ function e_ToolCallUpdate_locations(v: any): boolean {
   return true;
 }
 
-function k_ToolCallUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.kind;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolKind(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallStatus(x)))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ToolCallUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallId(v: any): boolean {
@@ -240,275 +255,180 @@ function e_ToolCallStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ToolCallContentContent(v: any): number {
-  let n = 1;
-  const m = k_Content(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentDiff(v: any): number {
-  let n = 1;
-  const m = k_Diff(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentTerminal(v: any): number {
-  let n = 1;
-  const m = k_Terminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "content":
-      return k_ToolCallContentContent(v);
-    case "diff":
-      return k_ToolCallContentDiff(v);
-    case "terminal":
-      return k_ToolCallContentTerminal(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_ToolCallContentContent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_ToolCallContentDiff_changes(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_DiffChange(x)) return false;
+  }
+  return true;
+}
+
+function e_ToolCallContentDiff(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ToolCallContentTerminal(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
-}
-
-function k_ContentBlockText(v: any): number {
-  let n = 1;
-  const m = k_TextContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockImage(v: any): number {
-  let n = 1;
-  const m = k_ImageContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockAudio(v: any): number {
-  let n = 1;
-  const m = k_AudioContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResourceLink(v: any): number {
-  let n = 1;
-  const m = k_ResourceLink(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResource(v: any): number {
-  let n = 1;
-  const m = k_EmbeddedResource(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlock(v: any): number {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
-    case "text":
-      return k_ContentBlockText(v);
-    case "image":
-      return k_ContentBlockImage(v);
-    case "audio":
-      return k_ContentBlockAudio(v);
-    case "resource_link":
-      return k_ContentBlockResourceLink(v);
-    case "resource":
-      return k_ContentBlockResource(v);
+    case "content":
+      return e_ToolCallContentContent(v);
+    case "diff":
+      return e_ToolCallContentDiff(v);
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
 }
 
-function e_ContentBlock(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
+function e_ContentBlockText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function e_Annotations_audience(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_Role(x)) return false;
+function e_ContentBlockImage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return true;
+  return r === 2;
 }
 
-function k_Annotations(v: any): number {
-  let n = 0, x: any;
-  x = v.audience;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations_audience(x)))) return -1;
-    n++;
+function e_ContentBlockAudio(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.lastModified;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.priority;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
-function e_Annotations(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Annotations(v));
-}
-
-function e_Role(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_TextContent(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_TextContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextContent(v));
-}
-
-function e_MediaType(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_ImageContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ImageContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ImageContent(v));
-}
-
-function k_AudioContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AudioContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
-}
-
-function e_Icon_sizes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string")) return false;
-  }
-  return true;
-}
-
-function k_Icon(v: any): number {
-  let n = 0, x: any;
-  x = v.src;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v.sizes;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.theme;
-  if (x !== undefined) {
-    if (!((x === null || e_IconTheme(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_Icon(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Icon(v));
-}
-
-function e_IconTheme(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function e_ResourceLink_icons(v: any): boolean {
+function e_ContentBlockResourceLink_icons(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -517,169 +437,418 @@ function e_ResourceLink_icons(v: any): boolean {
   return true;
 }
 
-function k_ResourceLink(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ContentBlockResourceLink(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_ContentBlockResource(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.icons;
-  if (x !== undefined) {
-    if (!((x === null || e_ResourceLink_icons(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_ContentBlock(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_ContentBlockText(v);
+    case "image":
+      return e_ContentBlockImage(v);
+    case "audio":
+      return e_ContentBlockAudio(v);
+    case "resource_link":
+      return e_ContentBlockResourceLink(v);
+    case "resource":
+      return e_ContentBlockResource(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+}
+
+function e_Annotations_audience(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!(typeof x === "string")) return false;
   }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Annotations(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "audience":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "lastModified":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "priority":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Role(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_TextContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_MediaType(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_ImageContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_AudioContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_Icon(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "src":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "sizes":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "theme":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_IconTheme(v: any): boolean {
+  return (typeof v === "string");
 }
 
 function e_ResourceLink(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResourceLink(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_EmbeddedResourceResource(v: any): boolean {
   return e_TextResourceContents(v);
 }
 
-function k_TextResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextResourceContents(v));
-}
-
-function k_BlobResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.blob;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_BlobResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BlobResourceContents(v));
-}
-
-function k_EmbeddedResource(v: any): number {
-  let n = 0, x: any;
-  x = v.resource;
-  if (x !== undefined) {
-    if (!(e_EmbeddedResourceResource(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "blob":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_EmbeddedResource(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EmbeddedResource(v));
-}
-
-function k_Content(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_Content(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function k_DiffPathChange(v: any): number {
+  let n = 0, x: any;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeAdd(v: any): number {
   let n = 1;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_DiffPathPairChange(v: any): number {
+  let n = 0, x: any;
+  x = v.oldPath;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeMove(v: any): number {
@@ -710,12 +879,12 @@ function k_DiffChange(v: any): number {
   let n = 0, x: any;
   x = v.fileType;
   if (x !== undefined) {
-    if (!((x === null || e_DiffFileType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -741,260 +910,251 @@ function e_AbsolutePath(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DiffPathChange(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_DiffPathChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathChange(v));
-}
-
-function k_DiffPathPairChange(v: any): number {
-  let n = 0, x: any;
-  x = v.oldPath;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_DiffPathPairChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathPairChange(v));
-}
-
-function k_DiffPatch(v: any): number {
-  let n = 0, x: any;
-  x = v.format;
-  if (x !== undefined) {
-    if (!(e_DiffPatchFormat(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "oldPath":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_DiffPatch(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPatch(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "format":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_DiffPatchFormat(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_Diff_changes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_DiffChange(x)) return false;
-  }
-  return true;
-}
-
-function k_Diff(v: any): number {
-  let n = 0, x: any;
-  x = v.changes;
-  if (x !== undefined) {
-    if (!(e_Diff_changes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.patch;
-  if (x !== undefined) {
-    if (!((x === null || e_DiffPatch(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Diff(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Diff(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_TerminalId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Terminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Terminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Terminal(v));
-}
-
-function k_ToolCallLocation(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallLocation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallLocation(v));
-}
-
-function k_ToolCallCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCapabilities(v));
-}
-
-function k_ToolCallCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_ToolCallCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCancelCapabilities(v));
-}
-
-function k_ToolCallPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCall;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallPermissionSubject(v));
-}
-
-function k_CommandPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalId(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_CommandPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CommandPermissionSubject(v));
-}
-
-function k_PermissionOption(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionKind(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PermissionOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PermissionOption(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PermissionOptionId(v: any): boolean {
@@ -1005,10 +1165,37 @@ function e_PermissionOptionKind(v: any): boolean {
   return (typeof v === "string");
 }
 
+function k_ElicitationFormMode(v: any): number {
+  let n = 0, x: any;
+  x = v.requestedSchema;
+  if (x !== undefined) {
+    if (!(e_ElicitationSchema(x))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
+}
+
 function k_CreateElicitationRequestForm(v: any): number {
   let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_ElicitationUrlMode(v: any): number {
+  let n = 0, x: any;
+  x = v.elicitationId;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.url;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
@@ -1060,37 +1247,41 @@ function e_CreateElicitationRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CreateElicitationRequest(v));
 }
 
-function k_ElicitationSessionScope(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSessionScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSessionScope(v));
-}
-
-function k_ElicitationRequestScope(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationRequestScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationSchema_properties(v: any): boolean {
@@ -1102,135 +1293,44 @@ function e_ElicitationSchema_properties(v: any): boolean {
   return true;
 }
 
-function k_ElicitationSchema(v: any): number {
-  let n = 0, x: any;
-  x = v.type;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchemaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.properties;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema_properties(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.required;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSchema(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        if (!(((x === "object")))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "properties":
+        if (!(e_ElicitationSchema_properties(x))) return false;
+        r++;
+        break;
+      case "required":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1;
-  const m = k_StringPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1;
-  const m = k_NumberPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1;
-  const m = k_IntegerPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1;
-  const m = k_BooleanPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1;
-  const m = k_MultiSelectPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchema(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "string":
-      return k_ElicitationPropertySchemaString(v);
-    case "number":
-      return k_ElicitationPropertySchemaNumber(v);
-    case "integer":
-      return k_ElicitationPropertySchemaInteger(v);
-    case "boolean":
-      return k_ElicitationPropertySchemaBoolean(v);
-    case "array":
-      return k_ElicitationPropertySchemaArray(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_ElicitationPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationPropertySchema(v));
-}
-
-function e_StringFormat(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnumOption(v: any): number {
-  let n = 0, x: any;
-  x = v.const;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnumOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
-}
-
-function e_StringPropertySchema_oneOf(v: any): boolean {
+function e_ElicitationPropertySchemaString_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1239,283 +1339,453 @@ function e_StringPropertySchema_oneOf(v: any): boolean {
   return true;
 }
 
-function k_StringPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaString(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.maxLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.pattern;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.format;
-  if (x !== undefined) {
-    if (!((x === null || e_StringFormat(x)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.enum;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.oneOf;
-  if (x !== undefined) {
-    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_StringPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringPropertySchema(v));
+function e_ElicitationPropertySchemaNumber(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_NumberPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaInteger(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_NumberPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NumberPropertySchema(v));
+function e_ElicitationPropertySchemaBoolean(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_IntegerPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaArray(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_IntegerPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IntegerPropertySchema(v));
-}
-
-function k_BooleanPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BooleanPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
-}
-
-function k_MultiSelectItemsString(v: any): number {
-  let n = 1;
-  const m = k_StringMultiSelectItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_MultiSelectItems(v: any): number {
+function e_ElicitationPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "string":
-      return k_MultiSelectItemsString(v);
+      return e_ElicitationPropertySchemaString(v);
+    case "number":
+      return e_ElicitationPropertySchemaNumber(v);
+    case "integer":
+      return e_ElicitationPropertySchemaInteger(v);
+    case "boolean":
+      return e_ElicitationPropertySchemaBoolean(v);
+    case "array":
+      return e_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
+}
+
+function e_StringFormat(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnumOption(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "const":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_StringPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_NumberPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_IntegerPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_BooleanPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_MultiSelectItemsString(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectItems(v));
-}
-
-function k_StringMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.enum;
-  if (x !== undefined) {
-    if (!(e_Icon_sizes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "string":
+      return e_MultiSelectItemsString(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_StringMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringMultiSelectItems(v));
-}
-
-function k_TitledMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.anyOf;
-  if (x !== undefined) {
-    if (!(e_StringPropertySchema_oneOf(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TitledMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TitledMultiSelectItems(v));
-}
-
-function k_MultiSelectPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "anyOf":
+        if (!(e_ElicitationPropertySchemaString_oneOf(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.maxItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.items;
-  if (x !== undefined) {
-    if (!(e_MultiSelectItems(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MultiSelectPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectPropertySchema(v));
-}
-
-function k_ElicitationFormMode(v: any): number {
-  let n = 0, x: any;
-  x = v.requestedSchema;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema(x))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationFormMode(v: any): boolean {
@@ -1524,22 +1794,6 @@ function e_ElicitationFormMode(v: any): boolean {
 
 function e_ElicitationId(v: any): boolean {
   return (typeof v === "string");
-}
-
-function k_ElicitationUrlMode(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
 }
 
 function e_ElicitationUrlMode(v: any): boolean {
@@ -1577,27 +1831,29 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
     case "session/prompt":
       return e_PromptResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_AgentResponse_AgentResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_AgentResponse(v: any): boolean {
@@ -1613,362 +1869,281 @@ function e_InitializeResponse_authMethods(v: any): boolean {
   return true;
 }
 
-function k_InitializeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_AgentCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.authMethods;
-  if (x !== undefined) {
-    if (!(e_InitializeResponse_authMethods(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_InitializeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_AgentCapabilities(x))) return false;
+        break;
+      case "authMethods":
+        if (!(e_InitializeResponse_authMethods(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ProtocolVersion(v: any): boolean {
   return (Number.isInteger(v) && v >= 0 && v <= 65535);
 }
 
-function k_Implementation(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.version;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Implementation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Implementation(v));
-}
-
-function k_AgentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.session;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "version":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_AgentAuthCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AgentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentCapabilities(v));
-}
-
-function k_SessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "session":
+        if (!((x === null || e_SessionCapabilities(x)))) return false;
+        break;
+      case "auth":
+        if (!((x === null || e_AgentAuthCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcp;
-  if (x !== undefined) {
-    if (!((x === null || e_McpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.delete;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionDeleteCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCapabilities(v));
-}
-
-function k_PromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.image;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptImageCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "prompt":
+        if (!((x === null || e_PromptCapabilities(x)))) return false;
+        break;
+      case "mcp":
+        if (!((x === null || e_McpCapabilities(x)))) return false;
+        break;
+      case "delete":
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.audio;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptAudioCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.embeddedContext;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_PromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptCapabilities(v));
-}
-
-function k_PromptImageCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "image":
+        if (!((x === null || e_PromptImageCapabilities(x)))) return false;
+        break;
+      case "audio":
+        if (!((x === null || e_PromptAudioCapabilities(x)))) return false;
+        break;
+      case "embeddedContext":
+        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptImageCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptImageCapabilities(v));
-}
-
-function k_PromptAudioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptAudioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptAudioCapabilities(v));
-}
-
-function k_PromptEmbeddedContextCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptEmbeddedContextCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptEmbeddedContextCapabilities(v));
-}
-
-function k_McpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.stdio;
-  if (x !== undefined) {
-    if (!((x === null || e_McpStdioCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.http;
-  if (x !== undefined) {
-    if (!((x === null || e_McpHttpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_McpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpCapabilities(v));
-}
-
-function k_McpStdioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "stdio":
+        if (!((x === null || e_McpStdioCapabilities(x)))) return false;
+        break;
+      case "http":
+        if (!((x === null || e_McpHttpCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpStdioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpStdioCapabilities(v));
-}
-
-function k_McpHttpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpHttpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpHttpCapabilities(v));
-}
-
-function k_SessionDeleteCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionDeleteCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionDeleteCapabilities(v));
-}
-
-function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionAdditionalDirectoriesCapabilities(v));
-}
-
-function k_AgentAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AgentAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
-}
-
-function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodAgentVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodAgent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodOther(v: any): number {
-  let x: any;
-  x = v.methodId;
-  if (x === undefined ? true : !e_AuthMethodId(x)) return -1;
-  x = v.name;
-  if (x === undefined ? true : !(typeof x === "string")) return -1;
-  return Infinity;
-}
-
-function k_AuthMethod(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_AuthMethodTerminalVariant(v);
-    case "agent":
-      return k_AuthMethodAgentVariant(v);
-    default:
-      return typeof t === "string" ? k_AuthMethodOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return true;
 }
 
-function e_AuthMethod(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethod(v));
-}
-
-function e_AuthMethodId(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnvVariable(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnvVariable(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
-}
-
-function e_AuthMethodTerminal_env(v: any): boolean {
+function e_AuthMethodTerminalVariant_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1977,100 +2152,206 @@ function e_AuthMethodTerminal_env(v: any): boolean {
   return true;
 }
 
-function k_AuthMethodTerminal(v: any): number {
-  let n = 0, x: any;
+function e_AuthMethodTerminalVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_AuthMethodAgentVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function k_AuthMethodOther(v: any): number {
+  let x: any;
   x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
+  return Infinity;
+}
+
+function e_AuthMethod(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_AuthMethodTerminalVariant(v);
+    case "agent":
+      return e_AuthMethodAgentVariant(v);
+    default:
+      return typeof t === "string" ? k_AuthMethodOther(v) >= 0 : false;
   }
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+}
+
+function e_AuthMethodId(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnvVariable(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodTerminal(v));
-}
-
-function k_AuthMethodAgent(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodAgent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodAgent(v));
-}
-
-function k_LoginAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_LoginAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthResponse(v));
-}
-
-function k_LogoutAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionResponse_configOptions(v: any): boolean {
@@ -2091,39 +2372,61 @@ function e_NewSessionResponse_availableCommands(v: any): boolean {
   return true;
 }
 
-function k_NewSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+function e_NewSessionResponse(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_NewSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
+function k_SessionConfigSelect(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.options;
+  if (x !== undefined) {
+    if (!(e_SessionConfigSelectOptions(x))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
   let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_SessionConfigBoolean(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "boolean"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
@@ -2148,7 +2451,7 @@ function k_SessionConfigOption(v: any): number {
   let n = 0, x: any;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.name;
@@ -2163,7 +2466,7 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v.category;
   if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionCategory(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -2206,105 +2509,129 @@ function e_SessionConfigSelectOptions(v: any): boolean {
   return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
-function k_SessionConfigSelectOption(v: any): number {
-  let n = 0, x: any;
-  x = v.value;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigSelectOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectOption(v));
-}
-
-function k_SessionConfigSelectGroup(v: any): number {
-  let n = 0, x: any;
-  x = v.groupId;
-  if (x !== undefined) {
-    if (!(e_SessionConfigGroupId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionConfigSelectGroup(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectGroup(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "groupId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionConfigGroupId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionConfigSelect(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_SessionConfigSelect(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelect(v));
-}
-
-function k_SessionConfigBoolean(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionConfigBoolean(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function k_AvailableCommandCommand(v: any): number {
-  let n = 1;
-  const m = k_Command(v);
-  return m < 0 ? -1 : n + m;
+function e_AvailableCommandCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_AvailableCommandOther(v: any): number {
@@ -2316,86 +2643,94 @@ function k_AvailableCommandOther(v: any): number {
   return Infinity;
 }
 
-function k_AvailableCommand(v: any): number {
+function e_AvailableCommand(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "command":
-      return k_AvailableCommandCommand(v);
+      return e_AvailableCommandCommand(v);
     default:
-      return typeof t === "string" ? k_AvailableCommandOther(v) : -1;
+      return typeof t === "string" ? k_AvailableCommandOther(v) >= 0 : false;
   }
 }
 
-function e_AvailableCommand(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
-}
-
-function k_AvailableCommandInputText(v: any): number {
-  let n = 1;
-  const m = k_TextCommandInput(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AvailableCommandInput(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "text":
-      return k_AvailableCommandInputText(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_AvailableCommandInputText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
 }
 
 function e_AvailableCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandInput(v));
-}
-
-function k_TextCommandInput(v: any): number {
-  let n = 0, x: any;
-  x = v.hint;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_AvailableCommandInputText(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_TextCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextCommandInput(v));
-}
-
-function k_Command(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.input;
-  if (x !== undefined) {
-    if (!((x === null || e_AvailableCommandInput(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_Command(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Command(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ListSessionsResponse_sessions(v: any): boolean {
@@ -2407,198 +2742,185 @@ function e_ListSessionsResponse_sessions(v: any): boolean {
   return true;
 }
 
-function k_ListSessionsResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessions;
-  if (x !== undefined) {
-    if (!(e_ListSessionsResponse_sessions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.nextCursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
-}
-
-function e_SessionInfo_additionalDirectories(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_AbsolutePath(x)) return false;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessions":
+        if (!(e_ListSessionsResponse_sessions(x))) return false;
+        r++;
+        break;
+      case "nextCursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return true;
-}
-
-function k_SessionInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfo(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionListCursor(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DeleteSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_DeleteSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionResponse(v));
-}
-
-function k_ResumeSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ResumeSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionResponse(v));
-}
-
-function k_CloseSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionResponse(v));
-}
-
-function k_CancelToolCallResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelToolCallResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallResponse(v));
-}
-
-function k_CancelTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalResponse(v));
-}
-
-function k_SetSessionConfigOptionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionConfigOptionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionResponse(v));
-}
-
-function k_PromptResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PromptResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MessageId(v: any): boolean {
@@ -2609,28 +2931,28 @@ function e_ExtResponse(v: any): boolean {
   return true;
 }
 
-function k_Error(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!(e_ErrorCode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((x === null || e_ErrorData(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Error(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Error(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((x === null || e_ErrorData(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ErrorCode(v: any): boolean {
@@ -2645,52 +2967,53 @@ function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!e_ProtocolVersion(x)) return false;
+    if (!(Number.isInteger(x) && x >= 0 && x <= 65535)) return false;
   }
   return true;
 }
 
-function k_UnsupportedProtocolVersionErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.requested;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.supported;
-  if (x !== undefined) {
-    if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnsupportedProtocolVersionErrorData(v));
-}
-
-function k_SessionNotFoundErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requested":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "supported":
+        if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionNotFoundErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionNotFoundErrorData(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function d_AgentNotification_params(method: unknown, v: any): boolean {
@@ -2700,230 +3023,80 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
     case "elicitation/complete":
       return e_CompleteElicitationNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_AgentNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentNotification(v));
-}
-
-function k_UpdateSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.update;
-  if (x !== undefined) {
-    if (!(e_SessionUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_UpdateSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UpdateSessionNotification(v));
-}
-
-function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_ContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUserMessage(v: any): number {
-  let n = 1;
-  const m = k_UserMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentMessage(v: any): number {
-  let n = 1;
-  const m = k_AgentMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentThought(v: any): number {
-  let n = 1;
-  const m = k_AgentThought(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateStateUpdate(v: any): number {
-  let n = 1;
-  const m = k_StateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallContentChunk(v: any): number {
-  let n = 1;
-  const m = k_ToolCallContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1;
-  const m = k_ToolCallUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalUpdate(v: any): number {
-  let n = 1;
-  const m = k_TerminalUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalOutputChunk(v: any): number {
-  let n = 1;
-  const m = k_TerminalOutputChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1;
-  const m = k_PlanUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1;
-  const m = k_AvailableCommandsUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1;
-  const m = k_ConfigOptionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1;
-  const m = k_SessionInfoUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1;
-  const m = k_UsageUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateNotice(v: any): number {
-  let n = 1;
-  const m = k_Notice(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1;
-  const m = k_CompactionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1;
-  const m = k_CompactionSummaryChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdate(v: any): number {
-  const t = v.sessionUpdate;
-  switch (t) {
-    case "user_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "user_message":
-      return k_SessionUpdateUserMessage(v);
-    case "agent_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_message":
-      return k_SessionUpdateAgentMessage(v);
-    case "agent_thought_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_thought":
-      return k_SessionUpdateAgentThought(v);
-    case "state_update":
-      return k_SessionUpdateStateUpdate(v);
-    case "tool_call_content_chunk":
-      return k_SessionUpdateToolCallContentChunk(v);
-    case "tool_call_update":
-      return k_SessionUpdateToolCallUpdate(v);
-    case "terminal_update":
-      return k_SessionUpdateTerminalUpdate(v);
-    case "terminal_output_chunk":
-      return k_SessionUpdateTerminalOutputChunk(v);
-    case "plan_update":
-      return k_SessionUpdatePlanUpdate(v);
-    case "available_commands_update":
-      return k_SessionUpdateAvailableCommandsUpdate(v);
-    case "config_option_update":
-      return k_SessionUpdateConfigOptionUpdate(v);
-    case "session_info_update":
-      return k_SessionUpdateSessionInfoUpdate(v);
-    case "usage_update":
-      return k_SessionUpdateUsageUpdate(v);
-    case "notice":
-      return k_SessionUpdateNotice(v);
-    case "compaction_update":
-      return k_SessionUpdateCompactionUpdate(v);
-    case "compaction_summary_chunk":
-      return k_SessionUpdateCompactionSummaryChunk(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "update":
+        if (!(e_SessionUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
 }
 
-function e_SessionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionUpdate(v));
-}
-
-function k_ContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+function e_SessionUpdateUserMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
-function e_ContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
-}
-
-function e_UserMessage_content(v: any): boolean {
+function e_SessionUpdateUserMessage_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2932,142 +3105,28 @@ function e_UserMessage_content(v: any): boolean {
   return true;
 }
 
-function k_UserMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
+function e_SessionUpdateUserMessage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_UserMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UserMessage(v));
-}
-
-function k_AgentMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AgentMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentMessage(v));
-}
-
-function k_AgentThought(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AgentThought(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentThought(v));
-}
-
-function k_BackgroundWorkTerminal(v: any): number {
-  let n = 1;
-  const m = k_BackgroundTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWorkToolCall(v: any): number {
-  let n = 1;
-  const m = k_BackgroundToolCall(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWork(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_BackgroundWorkTerminal(v);
-    case "tool_call":
-      return k_BackgroundWorkToolCall(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_BackgroundWork(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundWork(v));
-}
-
-function k_BackgroundTerminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundTerminal(v));
-}
-
-function k_BackgroundToolCall(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundToolCall(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundToolCall(v));
+  return r === 1;
 }
 
 function e_RunningStateUpdate_background(v: any): boolean {
@@ -3094,8 +3153,15 @@ function k_RunningStateUpdate(v: any): number {
   return n;
 }
 
-function e_RunningStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RunningStateUpdate(v));
+function k_StateUpdateRunning(v: any): number {
+  let n = 1;
+  const m = k_RunningStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function k_IdleStateUpdateEndTurn(v: any): number {
+  let n = 1;
+  return n;
 }
 
 function k_ErrorStopReason(v: any): number {
@@ -3105,15 +3171,6 @@ function k_ErrorStopReason(v: any): number {
     if (!((x === null || e_Error(x)))) return -1;
     n++;
   }
-  return n;
-}
-
-function e_ErrorStopReason(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
-}
-
-function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1;
   return n;
 }
 
@@ -3161,8 +3218,10 @@ function k_IdleStateUpdate(v: any): number {
   return n;
 }
 
-function e_IdleStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
+function k_StateUpdateIdle(v: any): number {
+  let n = 1;
+  const m = k_IdleStateUpdate(v);
+  return m < 0 ? -1 : n + m;
 }
 
 function k_RequiresActionStateUpdate(v: any): number {
@@ -3178,22 +3237,6 @@ function k_RequiresActionStateUpdate(v: any): number {
     n++;
   }
   return n;
-}
-
-function e_RequiresActionStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequiresActionStateUpdate(v));
-}
-
-function k_StateUpdateRunning(v: any): number {
-  let n = 1;
-  const m = k_RunningStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateIdle(v: any): number {
-  let n = 1;
-  const m = k_IdleStateUpdate(v);
-  return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateRequiresAction(v: any): number {
@@ -3216,265 +3259,913 @@ function k_StateUpdate(v: any): number {
   }
 }
 
-function e_StateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StateUpdate(v));
+function k_SessionUpdateStateUpdate(v: any): number {
+  let n = 1;
+  const m = k_StateUpdate(v);
+  return m < 0 ? -1 : n + m;
 }
 
-function k_ToolCallContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ToolCallContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+function e_SessionUpdateToolCallContentChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_SessionUpdateToolCallUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdatePlanUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_SessionUpdateUsageUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateNotice(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.sessionUpdate;
+  switch (t) {
+    case "user_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "user_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_thought_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_thought":
+      return e_SessionUpdateUserMessage(v);
+    case "state_update":
+      return rt.exactKeys(v, k_SessionUpdateStateUpdate(v));
+    case "tool_call_content_chunk":
+      return e_SessionUpdateToolCallContentChunk(v);
+    case "tool_call_update":
+      return e_SessionUpdateToolCallUpdate(v);
+    case "terminal_update":
+      return e_SessionUpdateTerminalUpdate(v);
+    case "terminal_output_chunk":
+      return e_SessionUpdateTerminalOutputChunk(v);
+    case "plan_update":
+      return e_SessionUpdatePlanUpdate(v);
+    case "available_commands_update":
+      return e_SessionUpdateAvailableCommandsUpdate(v);
+    case "config_option_update":
+      return e_SessionUpdateConfigOptionUpdate(v);
+    case "session_info_update":
+      return e_SessionUpdateSessionInfoUpdate(v);
+    case "usage_update":
+      return e_SessionUpdateUsageUpdate(v);
+    case "notice":
+      return e_SessionUpdateNotice(v);
+    case "compaction_update":
+      return e_SessionUpdateCompactionUpdate(v);
+    case "compaction_summary_chunk":
+      return e_SessionUpdateCompactionSummaryChunk(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_ContentChunk(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_UserMessage(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_AgentMessage(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_AgentThought(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWorkToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWork(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
+    case "tool_call":
+      return e_BackgroundWorkToolCall(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_BackgroundTerminal(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundToolCall(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_RunningStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_ErrorStopReason(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "error":
+        if (!((x === null || e_Error(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_IdleStateUpdate(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
+}
+
+function e_RequiresActionStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_StateUpdateRunning(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        break;
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_StateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.state;
+  switch (t) {
+    case "running":
+      return e_StateUpdateRunning(v);
+    case "idle":
+      return rt.exactKeys(v, k_StateUpdateIdle(v));
+    case "requires_action":
+      return e_StateUpdateRunning(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
 }
 
 function e_ToolCallContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContentChunk(v));
-}
-
-function k_TerminalOutput(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalOutput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutput(v));
-}
-
-function k_TerminalExitStatus(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalExitStatus(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalExitStatus(v));
-}
-
-function k_TerminalSize(v: any): number {
-  let n = 0, x: any;
-  x = v.cols;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v.rows;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalSize(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalSize(v));
-}
-
-function k_TerminalCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cols":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "rows":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCapabilities(v));
-}
-
-function k_TerminalCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_TerminalCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCancelCapabilities(v));
-}
-
-function k_TerminalUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
-  }
-  x = v.output;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalOutput(x)))) return -1;
-    n++;
-  }
-  x = v.exitStatus;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalExitStatus(x)))) return -1;
-    n++;
-  }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalSize(x)))) return -1;
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_TerminalUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalUpdate(v));
-}
-
-function k_TerminalOutputChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalOutputChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputChunk(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
-function k_PlanUpdateContentItems(v: any): number {
-  let n = 1;
-  const m = k_PlanItems(v);
-  return m < 0 ? -1 : n + m;
+function e_PlanUpdateContentItems_entries(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_PlanEntry(x)) return false;
+  }
+  return true;
+}
+
+function e_PlanUpdateContentItems(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_PlanUpdateContentOther(v: any): number {
   let x: any;
   x = v.planId;
-  if (x === undefined ? true : !e_PlanId(x)) return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   return Infinity;
 }
 
-function k_PlanUpdateContent(v: any): number {
+function e_PlanUpdateContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "items":
-      return k_PlanUpdateContentItems(v);
+      return e_PlanUpdateContentItems(v);
     default:
-      return typeof t === "string" ? k_PlanUpdateContentOther(v) : -1;
+      return typeof t === "string" ? k_PlanUpdateContentOther(v) >= 0 : false;
   }
-}
-
-function e_PlanUpdateContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdateContent(v));
 }
 
 function e_PlanId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_PlanEntry(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.priority;
-  if (x !== undefined) {
-    if (!(e_PlanEntryPriority(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_PlanEntryStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PlanEntry(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanEntry(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "priority":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PlanEntryPriority(v: any): boolean {
@@ -3485,204 +4176,191 @@ function e_PlanEntryStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_PlanItems_entries(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_PlanEntry(x)) return false;
+function e_PlanItems(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_AvailableCommandsUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ConfigOptionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionInfoUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
 }
 
-function k_PlanItems(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_PlanItems_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanItems(v));
-}
-
-function k_PlanUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.plan;
-  if (x !== undefined) {
-    if (!(e_PlanUpdateContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdate(v));
-}
-
-function k_AvailableCommandsUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AvailableCommandsUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandsUpdate(v));
-}
-
-function k_ConfigOptionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ConfigOptionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ConfigOptionUpdate(v));
-}
-
-function k_SessionInfoUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionInfoUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfoUpdate(v));
-}
-
-function k_Cost(v: any): number {
-  let n = 0, x: any;
-  x = v.amount;
-  if (x !== undefined) {
-    if (!((typeof x === "number" && Number.isFinite(x)))) return -1;
-    n++;
-  } else return -1;
-  x = v.currency;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Cost(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Cost(v));
-}
-
-function k_UsageUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.used;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.cost;
-  if (x !== undefined) {
-    if (!((x === null || e_Cost(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "amount":
+        if (!((typeof x === "number" && Number.isFinite(x)))) return false;
+        r++;
+        break;
+      case "currency":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_UsageUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UsageUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_NoticeSeverity(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Notice(v: any): number {
-  let n = 0, x: any;
-  x = v.severity;
-  if (x !== undefined) {
-    if (!(e_NoticeSeverity(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string" && x.length >= 1))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Notice(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Notice(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_CompactionId(v: any): boolean {
@@ -3693,81 +4371,78 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_CompactionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_CompactionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.summary;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v.error;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CompactionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionUpdate(v));
-}
-
-function k_CompactionSummaryChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompactionSummaryChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionSummaryChunk(v));
-}
-
-function k_CompleteElicitationNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompleteElicitationNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompleteElicitationNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "elicitationId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ExtNotification(v: any): boolean {
@@ -3801,203 +4476,199 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
     case "session/prompt":
       return e_PromptRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_ClientRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientRequest(v));
-}
-
-function k_InitializeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_ClientCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_InitializeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeRequest(v));
-}
-
-function k_ClientCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_ClientAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_ClientCapabilities(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.elicitation;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ClientCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientCapabilities(v));
-}
-
-function k_ClientAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "auth":
+        if (!((x === null || e_ClientAuthCapabilities(x)))) return false;
+        break;
+      case "elicitation":
+        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ClientAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientAuthCapabilities(v));
-}
-
-function k_TerminalAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminal":
+        if (!((x === null || e_TerminalAuthCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalAuthCapabilities(v));
-}
-
-function k_ElicitationCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.form;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationFormCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.url;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationUrlCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ElicitationCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationCapabilities(v));
-}
-
-function k_ElicitationFormCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "form":
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        break;
+      case "url":
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationFormCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationFormCapabilities(v));
-}
-
-function k_ElicitationUrlCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationUrlCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlCapabilities(v));
-}
-
-function k_LoginAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LoginAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthRequest(v));
-}
-
-function k_LogoutAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_LogoutAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionRequest_mcpServers(v: any): boolean {
@@ -4009,88 +4680,33 @@ function e_NewSessionRequest_mcpServers(v: any): boolean {
   return true;
 }
 
-function k_NewSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
-}
-
-function k_McpServerHttpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerHttp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerStdioVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerStdio(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServer(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "http":
-      return k_McpServerHttpVariant(v);
-    case "stdio":
-      return k_McpServerStdioVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
 }
 
-function e_McpServer(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServer(v));
-}
-
-function k_HttpHeader(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_HttpHeader(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
-}
-
-function e_McpServerHttp_headers(v: any): boolean {
+function e_McpServerHttpVariant_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4099,257 +4715,348 @@ function e_McpServerHttp_headers(v: any): boolean {
   return true;
 }
 
-function k_McpServerHttp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
+function e_McpServerHttpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_McpServerStdioVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_McpServer(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "http":
+      return e_McpServerHttpVariant(v);
+    case "stdio":
+      return e_McpServerStdioVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_HttpHeader(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_McpServerHttp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerHttp(v));
-}
-
-function k_McpServerStdio(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_McpServerStdio(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerStdio(v));
-}
-
-function k_ListSessionsRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.cursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ListSessionsRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsRequest(v));
-}
-
-function k_DeleteSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_DeleteSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionRequest(v));
-}
-
-function k_ResumeSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.replayFrom;
-  if (x !== undefined) {
-    if (!((x === null || e_ReplayFrom(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ResumeSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
-}
-
-function k_ReplayFromStartVariant(v: any): number {
-  let n = 1;
-  const m = k_ReplayFromStart(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ReplayFrom(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "start":
-      return k_ReplayFromStartVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "replayFrom":
+        if (!((x === null || e_ReplayFrom(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
+}
+
+function e_ReplayFromStartVariant(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_ReplayFrom(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFrom(v));
-}
-
-function k_ReplayFromStart(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "start":
+      return e_ReplayFromStartVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_ReplayFromStart(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFromStart(v));
-}
-
-function k_CloseSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionRequest(v));
-}
-
-function k_CancelToolCallRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelToolCallRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallRequest(v));
-}
-
-function k_CancelTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CancelTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_SetSessionConfigOptionRequestId(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   return n;
@@ -4388,12 +5095,12 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   let n = 0, x: any;
   x = v.sessionId;
   if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v._meta;
@@ -4411,28 +5118,28 @@ function e_SetSessionConfigOptionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionRequest(v));
 }
 
-function k_PromptRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!(e_UserMessage_content(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PromptRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "prompt":
+        if (!(e_SessionUpdateUserMessage_content(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
@@ -4442,111 +5149,157 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
     case "elicitation/create":
       return e_CreateElicitationResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_ClientResponse_ClientResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ClientResponse(v: any): boolean {
   return e_ClientResponse_ClientResponseResult(v);
 }
 
-function k_RequestPermissionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.outcome;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionOutcome(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
-}
-
-function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1;
-  const m = k_CancelledPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1;
-  const m = k_SelectedPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcome(v: any): number {
-  const t = v.outcome;
-  switch (t) {
-    case "cancelled":
-      return k_RequestPermissionOutcomeCancelled(v);
-    case "selected":
-      return k_RequestPermissionOutcomeSelected(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        if (!(e_RequestPermissionOutcome(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_RequestPermissionOutcomeCancelled(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_RequestPermissionOutcomeSelected(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_RequestPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionOutcome(v));
-}
-
-function k_CancelledPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.outcome;
+  switch (t) {
+    case "cancelled":
+      return e_RequestPermissionOutcomeCancelled(v);
+    case "selected":
+      return e_RequestPermissionOutcomeSelected(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_CancelledPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelledPermissionOutcome(v));
-}
-
-function k_SelectedPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SelectedPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ElicitationAcceptAction_content(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (!e_ElicitationContentValue(x)) return false;
+  }
+  return true;
+}
+
+function k_ElicitationAcceptAction(v: any): number {
+  let n = 0, x: any;
+  x = v.content;
+  if (x !== undefined) {
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
+    n++;
+  }
+  return n;
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
@@ -4591,30 +5344,22 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_Icon_sizes(v);
-}
-
-function e_ElicitationAcceptAction_content(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!e_ElicitationContentValue(x)) return false;
-  }
-  return true;
-}
-
-function k_ElicitationAcceptAction(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
-    n++;
-  }
-  return n;
+  return e_Annotations_audience(v);
 }
 
 function e_ElicitationAcceptAction(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function d_ClientNotification_params(method: unknown, v: any): boolean {
@@ -4622,65 +5367,68 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
     case "session/cancel":
       return e_CancelSessionNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_ClientNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientNotification(v));
-}
-
-function k_CancelSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelSessionNotification(v));
-}
-
-function k_CancelRequestNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelRequestNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 let askedMethod: string | undefined;

@@ -27,32 +27,32 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
     case "mcp/message":
       return e_MessageMcpRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_AgentRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestId(v: any): boolean {
@@ -75,79 +75,111 @@ function e_RequestPermissionRequest__meta(v: any): boolean {
   return true;
 }
 
-function k_RequestPermissionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.subject;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionSubject(x)))) return -1;
-    n++;
-  }
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionRequest_options(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "subject":
+        if (!((x === null || e_RequestPermissionSubject(x)))) return false;
+        break;
+      case "options":
+        if (!(e_RequestPermissionRequest_options(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_RequestPermissionSubjectToolCall(v: any): number {
-  let n = 1;
-  const m = k_ToolCallPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function k_RequestPermissionSubjectCommand(v: any): number {
-  let n = 1;
-  const m = k_CommandPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_RequestPermissionSubjectOther(v: any): number {
   return Infinity;
 }
 
-function k_RequestPermissionSubject(v: any): number {
+function e_RequestPermissionSubject(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "tool_call":
-      return k_RequestPermissionSubjectToolCall(v);
+      return e_RequestPermissionSubjectToolCall(v);
     case "command":
-      return k_RequestPermissionSubjectCommand(v);
+      return e_RequestPermissionSubjectCommand(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-}
-
-function e_RequestPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionSubject(v));
 }
 
 function e_ToolCallUpdate_content(v: any): boolean {
@@ -168,66 +200,49 @@ function e_ToolCallUpdate_locations(v: any): boolean {
   return true;
 }
 
-function k_ToolCallUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.kind;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolKind(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallStatus(x)))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ToolCallUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallId(v: any): boolean {
@@ -242,275 +257,180 @@ function e_ToolCallStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ToolCallContentContent(v: any): number {
-  let n = 1;
-  const m = k_Content(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentDiff(v: any): number {
-  let n = 1;
-  const m = k_Diff(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentTerminal(v: any): number {
-  let n = 1;
-  const m = k_Terminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "content":
-      return k_ToolCallContentContent(v);
-    case "diff":
-      return k_ToolCallContentDiff(v);
-    case "terminal":
-      return k_ToolCallContentTerminal(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_ToolCallContentContent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_ToolCallContentDiff_changes(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_DiffChange(x)) return false;
+  }
+  return true;
+}
+
+function e_ToolCallContentDiff(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ToolCallContentTerminal(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
-}
-
-function k_ContentBlockText(v: any): number {
-  let n = 1;
-  const m = k_TextContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockImage(v: any): number {
-  let n = 1;
-  const m = k_ImageContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockAudio(v: any): number {
-  let n = 1;
-  const m = k_AudioContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResourceLink(v: any): number {
-  let n = 1;
-  const m = k_ResourceLink(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResource(v: any): number {
-  let n = 1;
-  const m = k_EmbeddedResource(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlock(v: any): number {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
-    case "text":
-      return k_ContentBlockText(v);
-    case "image":
-      return k_ContentBlockImage(v);
-    case "audio":
-      return k_ContentBlockAudio(v);
-    case "resource_link":
-      return k_ContentBlockResourceLink(v);
-    case "resource":
-      return k_ContentBlockResource(v);
+    case "content":
+      return e_ToolCallContentContent(v);
+    case "diff":
+      return e_ToolCallContentDiff(v);
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
 }
 
-function e_ContentBlock(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
+function e_ContentBlockText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function e_Annotations_audience(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_Role(x)) return false;
+function e_ContentBlockImage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return true;
+  return r === 2;
 }
 
-function k_Annotations(v: any): number {
-  let n = 0, x: any;
-  x = v.audience;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations_audience(x)))) return -1;
-    n++;
+function e_ContentBlockAudio(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.lastModified;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.priority;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
-function e_Annotations(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Annotations(v));
-}
-
-function e_Role(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_TextContent(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_TextContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextContent(v));
-}
-
-function e_MediaType(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_ImageContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ImageContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ImageContent(v));
-}
-
-function k_AudioContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AudioContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
-}
-
-function e_Icon_sizes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string")) return false;
-  }
-  return true;
-}
-
-function k_Icon(v: any): number {
-  let n = 0, x: any;
-  x = v.src;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v.sizes;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.theme;
-  if (x !== undefined) {
-    if (!((x === null || e_IconTheme(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_Icon(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Icon(v));
-}
-
-function e_IconTheme(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function e_ResourceLink_icons(v: any): boolean {
+function e_ContentBlockResourceLink_icons(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -519,169 +439,418 @@ function e_ResourceLink_icons(v: any): boolean {
   return true;
 }
 
-function k_ResourceLink(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ContentBlockResourceLink(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_ContentBlockResource(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.icons;
-  if (x !== undefined) {
-    if (!((x === null || e_ResourceLink_icons(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_ContentBlock(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_ContentBlockText(v);
+    case "image":
+      return e_ContentBlockImage(v);
+    case "audio":
+      return e_ContentBlockAudio(v);
+    case "resource_link":
+      return e_ContentBlockResourceLink(v);
+    case "resource":
+      return e_ContentBlockResource(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+}
+
+function e_Annotations_audience(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!(typeof x === "string")) return false;
   }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Annotations(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "audience":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "lastModified":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "priority":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Role(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_TextContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_MediaType(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_ImageContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_AudioContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_Icon(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "src":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "sizes":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "theme":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_IconTheme(v: any): boolean {
+  return (typeof v === "string");
 }
 
 function e_ResourceLink(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResourceLink(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_EmbeddedResourceResource(v: any): boolean {
   return e_TextResourceContents(v);
 }
 
-function k_TextResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextResourceContents(v));
-}
-
-function k_BlobResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.blob;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_BlobResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BlobResourceContents(v));
-}
-
-function k_EmbeddedResource(v: any): number {
-  let n = 0, x: any;
-  x = v.resource;
-  if (x !== undefined) {
-    if (!(e_EmbeddedResourceResource(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "blob":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_EmbeddedResource(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EmbeddedResource(v));
-}
-
-function k_Content(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_Content(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function k_DiffPathChange(v: any): number {
+  let n = 0, x: any;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeAdd(v: any): number {
   let n = 1;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_DiffPathPairChange(v: any): number {
+  let n = 0, x: any;
+  x = v.oldPath;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeMove(v: any): number {
@@ -712,12 +881,12 @@ function k_DiffChange(v: any): number {
   let n = 0, x: any;
   x = v.fileType;
   if (x !== undefined) {
-    if (!((x === null || e_DiffFileType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -743,260 +912,251 @@ function e_AbsolutePath(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DiffPathChange(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_DiffPathChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathChange(v));
-}
-
-function k_DiffPathPairChange(v: any): number {
-  let n = 0, x: any;
-  x = v.oldPath;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_DiffPathPairChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathPairChange(v));
-}
-
-function k_DiffPatch(v: any): number {
-  let n = 0, x: any;
-  x = v.format;
-  if (x !== undefined) {
-    if (!(e_DiffPatchFormat(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "oldPath":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_DiffPatch(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPatch(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "format":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_DiffPatchFormat(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_Diff_changes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_DiffChange(x)) return false;
-  }
-  return true;
-}
-
-function k_Diff(v: any): number {
-  let n = 0, x: any;
-  x = v.changes;
-  if (x !== undefined) {
-    if (!(e_Diff_changes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.patch;
-  if (x !== undefined) {
-    if (!((x === null || e_DiffPatch(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Diff(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Diff(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_TerminalId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Terminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Terminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Terminal(v));
-}
-
-function k_ToolCallLocation(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallLocation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallLocation(v));
-}
-
-function k_ToolCallCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCapabilities(v));
-}
-
-function k_ToolCallCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_ToolCallCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCancelCapabilities(v));
-}
-
-function k_ToolCallPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCall;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallPermissionSubject(v));
-}
-
-function k_CommandPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalId(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_CommandPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CommandPermissionSubject(v));
-}
-
-function k_PermissionOption(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionKind(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PermissionOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PermissionOption(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PermissionOptionId(v: any): boolean {
@@ -1007,10 +1167,37 @@ function e_PermissionOptionKind(v: any): boolean {
   return (typeof v === "string");
 }
 
+function k_ElicitationFormMode(v: any): number {
+  let n = 0, x: any;
+  x = v.requestedSchema;
+  if (x !== undefined) {
+    if (!(e_ElicitationSchema(x))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
+}
+
 function k_CreateElicitationRequestForm(v: any): number {
   let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_ElicitationUrlMode(v: any): number {
+  let n = 0, x: any;
+  x = v.elicitationId;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.url;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
@@ -1062,37 +1249,41 @@ function e_CreateElicitationRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CreateElicitationRequest(v));
 }
 
-function k_ElicitationSessionScope(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSessionScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSessionScope(v));
-}
-
-function k_ElicitationRequestScope(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationRequestScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationSchema_properties(v: any): boolean {
@@ -1104,135 +1295,44 @@ function e_ElicitationSchema_properties(v: any): boolean {
   return true;
 }
 
-function k_ElicitationSchema(v: any): number {
-  let n = 0, x: any;
-  x = v.type;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchemaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.properties;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema_properties(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.required;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSchema(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        if (!(((x === "object")))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "properties":
+        if (!(e_ElicitationSchema_properties(x))) return false;
+        r++;
+        break;
+      case "required":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1;
-  const m = k_StringPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1;
-  const m = k_NumberPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1;
-  const m = k_IntegerPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1;
-  const m = k_BooleanPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1;
-  const m = k_MultiSelectPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchema(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "string":
-      return k_ElicitationPropertySchemaString(v);
-    case "number":
-      return k_ElicitationPropertySchemaNumber(v);
-    case "integer":
-      return k_ElicitationPropertySchemaInteger(v);
-    case "boolean":
-      return k_ElicitationPropertySchemaBoolean(v);
-    case "array":
-      return k_ElicitationPropertySchemaArray(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_ElicitationPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationPropertySchema(v));
-}
-
-function e_StringFormat(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnumOption(v: any): number {
-  let n = 0, x: any;
-  x = v.const;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnumOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
-}
-
-function e_StringPropertySchema_oneOf(v: any): boolean {
+function e_ElicitationPropertySchemaString_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1241,283 +1341,453 @@ function e_StringPropertySchema_oneOf(v: any): boolean {
   return true;
 }
 
-function k_StringPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaString(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.maxLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.pattern;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.format;
-  if (x !== undefined) {
-    if (!((x === null || e_StringFormat(x)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.enum;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.oneOf;
-  if (x !== undefined) {
-    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_StringPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringPropertySchema(v));
+function e_ElicitationPropertySchemaNumber(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_NumberPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaInteger(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_NumberPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NumberPropertySchema(v));
+function e_ElicitationPropertySchemaBoolean(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-function k_IntegerPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaArray(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_IntegerPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IntegerPropertySchema(v));
-}
-
-function k_BooleanPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BooleanPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
-}
-
-function k_MultiSelectItemsString(v: any): number {
-  let n = 1;
-  const m = k_StringMultiSelectItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_MultiSelectItems(v: any): number {
+function e_ElicitationPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "string":
-      return k_MultiSelectItemsString(v);
+      return e_ElicitationPropertySchemaString(v);
+    case "number":
+      return e_ElicitationPropertySchemaNumber(v);
+    case "integer":
+      return e_ElicitationPropertySchemaInteger(v);
+    case "boolean":
+      return e_ElicitationPropertySchemaBoolean(v);
+    case "array":
+      return e_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
+}
+
+function e_StringFormat(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnumOption(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "const":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_StringPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_NumberPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_IntegerPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_BooleanPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_MultiSelectItemsString(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectItems(v));
-}
-
-function k_StringMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.enum;
-  if (x !== undefined) {
-    if (!(e_Icon_sizes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "string":
+      return e_MultiSelectItemsString(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_StringMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringMultiSelectItems(v));
-}
-
-function k_TitledMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.anyOf;
-  if (x !== undefined) {
-    if (!(e_StringPropertySchema_oneOf(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TitledMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TitledMultiSelectItems(v));
-}
-
-function k_MultiSelectPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "anyOf":
+        if (!(e_ElicitationPropertySchemaString_oneOf(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.maxItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.items;
-  if (x !== undefined) {
-    if (!(e_MultiSelectItems(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MultiSelectPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectPropertySchema(v));
-}
-
-function k_ElicitationFormMode(v: any): number {
-  let n = 0, x: any;
-  x = v.requestedSchema;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema(x))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationFormMode(v: any): boolean {
@@ -1528,58 +1798,39 @@ function e_ElicitationId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ElicitationUrlMode(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
-}
-
 function e_ElicitationUrlMode(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlMode(v));
 }
 
-function k_MessageMcpRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_McpRequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_MessageMcpRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "requestId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_McpServerAcpId(v: any): boolean {
@@ -1639,27 +1890,29 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
     case "session/prompt":
       return e_PromptResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_AgentResponse_AgentResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_AgentResponse(v: any): boolean {
@@ -1675,552 +1928,461 @@ function e_InitializeResponse_authMethods(v: any): boolean {
   return true;
 }
 
-function k_InitializeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_AgentCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.authMethods;
-  if (x !== undefined) {
-    if (!(e_InitializeResponse_authMethods(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_InitializeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_AgentCapabilities(x))) return false;
+        break;
+      case "authMethods":
+        if (!(e_InitializeResponse_authMethods(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ProtocolVersion(v: any): boolean {
   return (Number.isInteger(v) && v >= 0 && v <= 65535);
 }
 
-function k_Implementation(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.version;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Implementation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Implementation(v));
-}
-
-function k_AgentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.session;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "version":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_AgentAuthCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.providers;
-  if (x !== undefined) {
-    if (!((x === null || e_ProvidersCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AgentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentCapabilities(v));
-}
-
-function k_SessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "session":
+        if (!((x === null || e_SessionCapabilities(x)))) return false;
+        break;
+      case "auth":
+        if (!((x === null || e_AgentAuthCapabilities(x)))) return false;
+        break;
+      case "providers":
+        if (!((x === null || e_ProvidersCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcp;
-  if (x !== undefined) {
-    if (!((x === null || e_McpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.delete;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionDeleteCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.fork;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionForkCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.archive;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionArchiveCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionStatusCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionTitleCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCapabilities(v));
-}
-
-function k_PromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.image;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptImageCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "prompt":
+        if (!((x === null || e_PromptCapabilities(x)))) return false;
+        break;
+      case "mcp":
+        if (!((x === null || e_McpCapabilities(x)))) return false;
+        break;
+      case "delete":
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return false;
+        break;
+      case "fork":
+        if (!((x === null || e_SessionForkCapabilities(x)))) return false;
+        break;
+      case "archive":
+        if (!((x === null || e_SessionArchiveCapabilities(x)))) return false;
+        break;
+      case "status":
+        if (!((x === null || e_SessionStatusCapabilities(x)))) return false;
+        break;
+      case "title":
+        if (!((x === null || e_SessionTitleCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.audio;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptAudioCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.embeddedContext;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_PromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptCapabilities(v));
-}
-
-function k_PromptImageCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "image":
+        if (!((x === null || e_PromptImageCapabilities(x)))) return false;
+        break;
+      case "audio":
+        if (!((x === null || e_PromptAudioCapabilities(x)))) return false;
+        break;
+      case "embeddedContext":
+        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptImageCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptImageCapabilities(v));
-}
-
-function k_PromptAudioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptAudioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptAudioCapabilities(v));
-}
-
-function k_PromptEmbeddedContextCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptEmbeddedContextCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptEmbeddedContextCapabilities(v));
-}
-
-function k_McpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.stdio;
-  if (x !== undefined) {
-    if (!((x === null || e_McpStdioCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.http;
-  if (x !== undefined) {
-    if (!((x === null || e_McpHttpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.acp;
-  if (x !== undefined) {
-    if (!((x === null || e_McpAcpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_McpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpCapabilities(v));
-}
-
-function k_McpStdioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "stdio":
+        if (!((x === null || e_McpStdioCapabilities(x)))) return false;
+        break;
+      case "http":
+        if (!((x === null || e_McpHttpCapabilities(x)))) return false;
+        break;
+      case "acp":
+        if (!((x === null || e_McpAcpCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpStdioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpStdioCapabilities(v));
-}
-
-function k_McpHttpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpHttpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpHttpCapabilities(v));
-}
-
-function k_McpAcpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpAcpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpAcpCapabilities(v));
-}
-
-function k_SessionDeleteCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionDeleteCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionDeleteCapabilities(v));
-}
-
-function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionAdditionalDirectoriesCapabilities(v));
-}
-
-function k_SessionSystemPromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.mode;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptCapabilities(v));
-}
-
-function k_SessionSystemPromptModeCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.override;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mode":
+        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptModeCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptModeCapabilities(v));
-}
-
-function k_SessionSystemPromptOverrideCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "override":
+        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptOverrideCapabilities(v));
-}
-
-function k_SessionForkCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionForkCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionForkCapabilities(v));
-}
-
-function k_SessionArchiveCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionArchiveCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionArchiveCapabilities(v));
-}
-
-function k_SessionStatusCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionStatusCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusCapabilities(v));
-}
-
-function k_SessionTitleCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionTitleCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionTitleCapabilities(v));
-}
-
-function k_AgentAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_AuthStatusCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_AgentAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
-}
-
-function k_AuthStatusCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "status":
+        if (!((x === null || e_AuthStatusCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthStatusCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusCapabilities(v));
-}
-
-function k_ProvidersCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ProvidersCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProvidersCapabilities(v));
-}
-
-function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodAgentVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodAgent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodOther(v: any): number {
-  let x: any;
-  x = v.methodId;
-  if (x === undefined ? true : !e_AuthMethodId(x)) return -1;
-  x = v.name;
-  if (x === undefined ? true : !(typeof x === "string")) return -1;
-  return Infinity;
-}
-
-function k_AuthMethod(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_AuthMethodTerminalVariant(v);
-    case "agent":
-      return k_AuthMethodAgentVariant(v);
-    default:
-      return typeof t === "string" ? k_AuthMethodOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return true;
 }
 
-function e_AuthMethod(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethod(v));
-}
-
-function e_AuthMethodId(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnvVariable(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnvVariable(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
-}
-
-function e_AuthMethodTerminal_env(v: any): boolean {
+function e_AuthMethodTerminalVariant_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2229,86 +2391,191 @@ function e_AuthMethodTerminal_env(v: any): boolean {
   return true;
 }
 
-function k_AuthMethodTerminal(v: any): number {
-  let n = 0, x: any;
+function e_AuthMethodTerminalVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_AuthMethodAgentVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function k_AuthMethodOther(v: any): number {
+  let x: any;
   x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
+  return Infinity;
+}
+
+function e_AuthMethod(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_AuthMethodTerminalVariant(v);
+    case "agent":
+      return e_AuthMethodAgentVariant(v);
+    default:
+      return typeof t === "string" ? k_AuthMethodOther(v) >= 0 : false;
   }
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+}
+
+function e_AuthMethodId(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnvVariable(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodTerminal(v));
-}
-
-function k_AuthMethodAgent(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodAgent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodAgent(v));
-}
-
-function k_LoginAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_LoginAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_ListProvidersResponse_providers(v: any): boolean {
@@ -2320,66 +2587,55 @@ function e_ListProvidersResponse_providers(v: any): boolean {
   return true;
 }
 
-function k_ListProvidersResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.providers;
-  if (x !== undefined) {
-    if (!(e_ListProvidersResponse_providers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListProvidersResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersResponse(v));
-}
-
-function e_ProviderInfo_supported(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_LlmProtocol(x)) return false;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providers":
+        if (!(e_ListProvidersResponse_providers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return true;
-}
-
-function k_ProviderInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.supported;
-  if (x !== undefined) {
-    if (!(e_ProviderInfo_supported(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.required;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  x = v.current;
-  if (x !== undefined) {
-    if (!((x === null || e_ProviderCurrentConfig(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ProviderInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProviderInfo(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "supported":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "required":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      case "current":
+        if (!((x === null || e_ProviderCurrentConfig(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_ProviderId(v: any): boolean {
@@ -2390,70 +2646,73 @@ function e_LlmProtocol(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ProviderCurrentConfig(v: any): number {
-  let n = 0, x: any;
-  x = v.apiType;
-  if (x !== undefined) {
-    if (!(e_LlmProtocol(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.baseUrl;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProviderCurrentConfig(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProviderCurrentConfig(v));
-}
-
-function k_SetProviderResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "apiType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "baseUrl":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SetProviderResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetProviderResponse(v));
-}
-
-function k_DisableProviderResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_DisableProviderResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DisableProviderResponse(v));
-}
-
-function k_LogoutAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_AuthStatusResponse_accounts(v: any): boolean {
@@ -2465,71 +2724,63 @@ function e_AuthStatusResponse_accounts(v: any): boolean {
   return true;
 }
 
-function k_AuthStatusResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.state;
-  if (x !== undefined) {
-    if (!(e_AuthState(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.accounts;
-  if (x !== undefined) {
-    if (!(e_AuthStatusResponse_accounts(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AuthStatusResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "accounts":
+        if (!(e_AuthStatusResponse_accounts(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_AuthState(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_AuthAccount(v: any): number {
-  let n = 0, x: any;
-  x = v.label;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.active;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.email;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.organization;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AuthAccount(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthAccount(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "label":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "active":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "email":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "organization":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_NewSessionResponse_configOptions(v: any): boolean {
@@ -2550,39 +2801,61 @@ function e_NewSessionResponse_availableCommands(v: any): boolean {
   return true;
 }
 
-function k_NewSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+function e_NewSessionResponse(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_NewSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
+function k_SessionConfigSelect(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.options;
+  if (x !== undefined) {
+    if (!(e_SessionConfigSelectOptions(x))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
   let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_SessionConfigBoolean(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "boolean"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
@@ -2607,7 +2880,7 @@ function k_SessionConfigOption(v: any): number {
   let n = 0, x: any;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.name;
@@ -2622,7 +2895,7 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v.category;
   if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionCategory(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -2665,105 +2938,129 @@ function e_SessionConfigSelectOptions(v: any): boolean {
   return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
-function k_SessionConfigSelectOption(v: any): number {
-  let n = 0, x: any;
-  x = v.value;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigSelectOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectOption(v));
-}
-
-function k_SessionConfigSelectGroup(v: any): number {
-  let n = 0, x: any;
-  x = v.groupId;
-  if (x !== undefined) {
-    if (!(e_SessionConfigGroupId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionConfigSelectGroup(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectGroup(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "groupId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionConfigGroupId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionConfigSelect(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_SessionConfigSelect(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelect(v));
-}
-
-function k_SessionConfigBoolean(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions(x))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionConfigBoolean(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
-function k_AvailableCommandCommand(v: any): number {
-  let n = 1;
-  const m = k_Command(v);
-  return m < 0 ? -1 : n + m;
+function e_AvailableCommandCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_AvailableCommandOther(v: any): number {
@@ -2775,86 +3072,94 @@ function k_AvailableCommandOther(v: any): number {
   return Infinity;
 }
 
-function k_AvailableCommand(v: any): number {
+function e_AvailableCommand(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "command":
-      return k_AvailableCommandCommand(v);
+      return e_AvailableCommandCommand(v);
     default:
-      return typeof t === "string" ? k_AvailableCommandOther(v) : -1;
+      return typeof t === "string" ? k_AvailableCommandOther(v) >= 0 : false;
   }
 }
 
-function e_AvailableCommand(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
-}
-
-function k_AvailableCommandInputText(v: any): number {
-  let n = 1;
-  const m = k_TextCommandInput(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AvailableCommandInput(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "text":
-      return k_AvailableCommandInputText(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_AvailableCommandInputText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
 }
 
 function e_AvailableCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandInput(v));
-}
-
-function k_TextCommandInput(v: any): number {
-  let n = 0, x: any;
-  x = v.hint;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_AvailableCommandInputText(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_TextCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextCommandInput(v));
-}
-
-function k_Command(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.input;
-  if (x !== undefined) {
-    if (!((x === null || e_AvailableCommandInput(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_Command(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Command(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ListSessionsResponse_sessions(v: any): boolean {
@@ -2866,324 +3171,168 @@ function e_ListSessionsResponse_sessions(v: any): boolean {
   return true;
 }
 
-function k_ListSessionsResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessions;
-  if (x !== undefined) {
-    if (!(e_ListSessionsResponse_sessions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.nextCursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
-}
-
-function e_SessionInfo_additionalDirectories(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_AbsolutePath(x)) return false;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessions":
+        if (!(e_ListSessionsResponse_sessions(x))) return false;
+        r++;
+        break;
+      case "nextCursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return true;
-}
-
-function k_SessionInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.archived;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfo(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "archived":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionListCursor(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DeleteSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_DeleteSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionResponse(v));
-}
-
-function k_ForkSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ForkSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ForkSessionResponse(v));
-}
-
-function k_ArchiveSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_ArchiveSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ArchiveSessionResponse(v));
-}
-
-function k_UnarchiveSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_UnarchiveSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnarchiveSessionResponse(v));
-}
-
-function k_SessionStatusResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_SessionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.state;
-  if (x !== undefined) {
-    if (!((x === null || e_StateUpdate(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionStatusResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "state":
+        if (!((x === null || e_StateUpdate(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_SessionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_StateUpdateRunning(v: any): number {
-  let n = 1;
-  const m = k_RunningStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateIdle(v: any): number {
-  let n = 1;
-  const m = k_IdleStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateRequiresAction(v: any): number {
-  let n = 1;
-  const m = k_RequiresActionStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateUnknown(v: any): number {
-  let n = 1;
-  const m = k_UnknownStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdate(v: any): number {
-  const t = v.state;
-  switch (t) {
-    case "running":
-      return k_StateUpdateRunning(v);
-    case "idle":
-      return k_StateUpdateIdle(v);
-    case "requires_action":
-      return k_StateUpdateRequiresAction(v);
-    case "unknown":
-      return k_StateUpdateUnknown(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_StateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StateUpdate(v));
-}
-
-function k_BackgroundWorkTerminal(v: any): number {
-  let n = 1;
-  const m = k_BackgroundTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWorkToolCall(v: any): number {
-  let n = 1;
-  const m = k_BackgroundToolCall(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWorkSubagent(v: any): number {
-  let n = 1;
-  const m = k_BackgroundSubagent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWork(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_BackgroundWorkTerminal(v);
-    case "tool_call":
-      return k_BackgroundWorkToolCall(v);
-    case "subagent":
-      return k_BackgroundWorkSubagent(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_BackgroundWork(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundWork(v));
-}
-
-function k_BackgroundTerminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundTerminal(v));
-}
-
-function k_BackgroundToolCall(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundToolCall(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundToolCall(v));
-}
-
-function k_BackgroundSubagent(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundSubagent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundSubagent(v));
-}
-
-function e_RunningStateUpdate_background(v: any): boolean {
+function e_StateUpdateRunning_background(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3192,107 +3341,28 @@ function e_RunningStateUpdate_background(v: any): boolean {
   return true;
 }
 
-function k_RunningStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.background;
-  if (x !== undefined) {
-    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_RunningStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RunningStateUpdate(v));
-}
-
-function k_Error(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!(e_ErrorCode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((x === null || e_ErrorData(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_Error(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Error(v));
-}
-
-function e_ErrorCode(v: any): boolean {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647);
-}
-
-function e_ErrorData(v: any): boolean {
-  return e_UnsupportedProtocolVersionErrorData(v);
-}
-
-function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_ProtocolVersion(x)) return false;
+function e_StateUpdateRunning(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        break;
+      case "background":
+        if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
 }
 
-function k_UnsupportedProtocolVersionErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.requested;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.supported;
-  if (x !== undefined) {
-    if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
+function k_IdleStateUpdateEndTurn(v: any): number {
+  let n = 1;
   return n;
-}
-
-function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnsupportedProtocolVersionErrorData(v));
-}
-
-function k_SessionNotFoundErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionNotFoundErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionNotFoundErrorData(v));
 }
 
 function k_ErrorStopReason(v: any): number {
@@ -3302,59 +3372,6 @@ function k_ErrorStopReason(v: any): number {
     if (!((x === null || e_Error(x)))) return -1;
     n++;
   }
-  return n;
-}
-
-function e_ErrorStopReason(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
-}
-
-function k_Usage(v: any): number {
-  let n = 0, x: any;
-  x = v.totalTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.inputTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.outputTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.thoughtTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.cachedReadTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.cachedWriteTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_Usage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Usage(v));
-}
-
-function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1;
   return n;
 }
 
@@ -3393,7 +3410,7 @@ function k_IdleStateUpdate(v: any): number {
   }
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
+    if (!((x === null || e_StateUpdateRunning_background(x)))) return -1;
     n++;
   }
   x = v._meta;
@@ -3407,169 +3424,465 @@ function k_IdleStateUpdate(v: any): number {
   return n;
 }
 
+function k_StateUpdateIdle(v: any): number {
+  let n = 1;
+  const m = k_IdleStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function e_StateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.state;
+  switch (t) {
+    case "running":
+      return e_StateUpdateRunning(v);
+    case "idle":
+      return rt.exactKeys(v, k_StateUpdateIdle(v));
+    case "requires_action":
+      return e_StateUpdateRunning(v);
+    case "unknown":
+      return e_StateUpdateRunning(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_BackgroundWorkToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWorkSubagent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWork(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
+    case "tool_call":
+      return e_BackgroundWorkToolCall(v);
+    case "subagent":
+      return e_BackgroundWorkSubagent(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_BackgroundTerminal(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundToolCall(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundSubagent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_RunningStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_Error(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((x === null || e_ErrorData(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_ErrorCode(v: any): boolean {
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647);
+}
+
+function e_ErrorData(v: any): boolean {
+  return e_UnsupportedProtocolVersionErrorData(v);
+}
+
+function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!(Number.isInteger(x) && x >= 0 && x <= 65535)) return false;
+  }
+  return true;
+}
+
+function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requested":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "supported":
+        if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionNotFoundErrorData(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ErrorStopReason(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "error":
+        if (!((x === null || e_Error(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_Usage(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "totalTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "inputTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "outputTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "thoughtTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "cachedReadTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "cachedWriteTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
+}
+
 function e_IdleStateUpdate(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
 }
 
-function k_RequiresActionStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.background;
-  if (x !== undefined) {
-    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequiresActionStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequiresActionStateUpdate(v));
-}
-
-function k_UnknownStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.background;
-  if (x !== undefined) {
-    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_UnknownStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnknownStateUpdate(v));
-}
-
-function k_SetSessionTitleResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionTitleResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionTitleResponse(v));
-}
-
-function k_ResumeSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ResumeSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionResponse(v));
-}
-
-function k_CloseSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionResponse(v));
-}
-
-function k_CancelToolCallResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelToolCallResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallResponse(v));
-}
-
-function k_CancelTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalResponse(v));
-}
-
-function k_SetSessionConfigOptionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionConfigOptionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionResponse(v));
-}
-
-function k_PromptResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PromptResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MessageId(v: any): boolean {
@@ -3589,262 +3902,80 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
     case "auth/status_update":
       return e_AuthStatusUpdateNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_AgentNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentNotification(v));
-}
-
-function k_UpdateSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.update;
-  if (x !== undefined) {
-    if (!(e_SessionUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_UpdateSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UpdateSessionNotification(v));
-}
-
-function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_ContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUserMessage(v: any): number {
-  let n = 1;
-  const m = k_UserMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentMessage(v: any): number {
-  let n = 1;
-  const m = k_AgentMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentThought(v: any): number {
-  let n = 1;
-  const m = k_AgentThought(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateStateUpdate(v: any): number {
-  let n = 1;
-  const m = k_StateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallContentChunk(v: any): number {
-  let n = 1;
-  const m = k_ToolCallContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1;
-  const m = k_ToolCallUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalUpdate(v: any): number {
-  let n = 1;
-  const m = k_TerminalUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalOutputChunk(v: any): number {
-  let n = 1;
-  const m = k_TerminalOutputChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1;
-  const m = k_PlanUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanRemoved(v: any): number {
-  let n = 1;
-  const m = k_PlanRemoved(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1;
-  const m = k_AvailableCommandsUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1;
-  const m = k_ConfigOptionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1;
-  const m = k_SessionInfoUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1;
-  const m = k_UsageUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateNotice(v: any): number {
-  let n = 1;
-  const m = k_Notice(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1;
-  const m = k_CompactionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1;
-  const m = k_CompactionSummaryChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSubagentUpdate(v: any): number {
-  let n = 1;
-  const m = k_SubagentUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionMessage(v: any): number {
-  let n = 1;
-  const m = k_SessionMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_SessionMessageChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdate(v: any): number {
-  const t = v.sessionUpdate;
-  switch (t) {
-    case "user_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "user_message":
-      return k_SessionUpdateUserMessage(v);
-    case "agent_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_message":
-      return k_SessionUpdateAgentMessage(v);
-    case "agent_thought_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_thought":
-      return k_SessionUpdateAgentThought(v);
-    case "state_update":
-      return k_SessionUpdateStateUpdate(v);
-    case "tool_call_content_chunk":
-      return k_SessionUpdateToolCallContentChunk(v);
-    case "tool_call_update":
-      return k_SessionUpdateToolCallUpdate(v);
-    case "terminal_update":
-      return k_SessionUpdateTerminalUpdate(v);
-    case "terminal_output_chunk":
-      return k_SessionUpdateTerminalOutputChunk(v);
-    case "plan_update":
-      return k_SessionUpdatePlanUpdate(v);
-    case "plan_removed":
-      return k_SessionUpdatePlanRemoved(v);
-    case "available_commands_update":
-      return k_SessionUpdateAvailableCommandsUpdate(v);
-    case "config_option_update":
-      return k_SessionUpdateConfigOptionUpdate(v);
-    case "session_info_update":
-      return k_SessionUpdateSessionInfoUpdate(v);
-    case "usage_update":
-      return k_SessionUpdateUsageUpdate(v);
-    case "notice":
-      return k_SessionUpdateNotice(v);
-    case "compaction_update":
-      return k_SessionUpdateCompactionUpdate(v);
-    case "compaction_summary_chunk":
-      return k_SessionUpdateCompactionSummaryChunk(v);
-    case "subagent_update":
-      return k_SessionUpdateSubagentUpdate(v);
-    case "session_message":
-      return k_SessionUpdateSessionMessage(v);
-    case "session_message_chunk":
-      return k_SessionUpdateSessionMessageChunk(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "update":
+        if (!(e_SessionUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
 }
 
-function e_SessionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionUpdate(v));
-}
-
-function k_ContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+function e_SessionUpdateUserMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
-function e_ContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
-}
-
-function e_UserMessage_content(v: any): boolean {
+function e_SessionUpdateUserMessage_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3853,16 +3984,35 @@ function e_UserMessage_content(v: any): boolean {
   return true;
 }
 
-function k_UserMessage(v: any): number {
+function e_SessionUpdateUserMessage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function k_RunningStateUpdate(v: any): number {
   let n = 0, x: any;
-  x = v.messageId;
+  x = v.background;
   if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
+    if (!((x === null || e_StateUpdateRunning_background(x)))) return -1;
     n++;
   }
   x = v._meta;
@@ -3871,331 +4021,974 @@ function k_UserMessage(v: any): number {
     n++;
   }
   return n;
+}
+
+function k_StateUpdateRunning(v: any): number {
+  let n = 1;
+  const m = k_RunningStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function k_RequiresActionStateUpdate(v: any): number {
+  let n = 0, x: any;
+  x = v.background;
+  if (x !== undefined) {
+    if (!((x === null || e_StateUpdateRunning_background(x)))) return -1;
+    n++;
+  }
+  x = v._meta;
+  if (x !== undefined) {
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
+    n++;
+  }
+  return n;
+}
+
+function k_StateUpdateRequiresAction(v: any): number {
+  let n = 1;
+  const m = k_RequiresActionStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function k_UnknownStateUpdate(v: any): number {
+  let n = 0, x: any;
+  x = v.background;
+  if (x !== undefined) {
+    if (!((x === null || e_StateUpdateRunning_background(x)))) return -1;
+    n++;
+  }
+  x = v._meta;
+  if (x !== undefined) {
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
+    n++;
+  }
+  return n;
+}
+
+function k_StateUpdateUnknown(v: any): number {
+  let n = 1;
+  const m = k_UnknownStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function k_StateUpdate(v: any): number {
+  const t = v.state;
+  switch (t) {
+    case "running":
+      return k_StateUpdateRunning(v);
+    case "idle":
+      return k_StateUpdateIdle(v);
+    case "requires_action":
+      return k_StateUpdateRequiresAction(v);
+    case "unknown":
+      return k_StateUpdateUnknown(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  }
+}
+
+function k_SessionUpdateStateUpdate(v: any): number {
+  let n = 1;
+  const m = k_StateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function e_SessionUpdateToolCallContentChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateToolCallUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdatePlanUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdatePlanRemoved(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_SessionUpdateUsageUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateNotice(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateSubagentUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        break;
+      case "state":
+        if (!((x === null || e_StateUpdate(x)))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionMessage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "senderSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "senderMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.sessionUpdate;
+  switch (t) {
+    case "user_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "user_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_thought_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_thought":
+      return e_SessionUpdateUserMessage(v);
+    case "state_update":
+      return rt.exactKeys(v, k_SessionUpdateStateUpdate(v));
+    case "tool_call_content_chunk":
+      return e_SessionUpdateToolCallContentChunk(v);
+    case "tool_call_update":
+      return e_SessionUpdateToolCallUpdate(v);
+    case "terminal_update":
+      return e_SessionUpdateTerminalUpdate(v);
+    case "terminal_output_chunk":
+      return e_SessionUpdateTerminalOutputChunk(v);
+    case "plan_update":
+      return e_SessionUpdatePlanUpdate(v);
+    case "plan_removed":
+      return e_SessionUpdatePlanRemoved(v);
+    case "available_commands_update":
+      return e_SessionUpdateAvailableCommandsUpdate(v);
+    case "config_option_update":
+      return e_SessionUpdateConfigOptionUpdate(v);
+    case "session_info_update":
+      return e_SessionUpdateSessionInfoUpdate(v);
+    case "usage_update":
+      return e_SessionUpdateUsageUpdate(v);
+    case "notice":
+      return e_SessionUpdateNotice(v);
+    case "compaction_update":
+      return e_SessionUpdateCompactionUpdate(v);
+    case "compaction_summary_chunk":
+      return e_SessionUpdateCompactionSummaryChunk(v);
+    case "subagent_update":
+      return e_SessionUpdateSubagentUpdate(v);
+    case "session_message":
+      return e_SessionUpdateSessionMessage(v);
+    case "session_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_ContentChunk(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_UserMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UserMessage(v));
-}
-
-function k_AgentMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AgentMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentMessage(v));
-}
-
-function k_AgentThought(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AgentThought(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentThought(v));
-}
-
-function k_ToolCallContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ToolCallContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContentChunk(v));
-}
-
-function k_TerminalOutput(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalOutput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutput(v));
-}
-
-function k_TerminalExitStatus(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalExitStatus(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalExitStatus(v));
-}
-
-function k_TerminalSize(v: any): number {
-  let n = 0, x: any;
-  x = v.cols;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v.rows;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalSize(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalSize(v));
-}
-
-function k_TerminalCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cols":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "rows":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCapabilities(v));
-}
-
-function k_TerminalCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_TerminalCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCancelCapabilities(v));
-}
-
-function k_TerminalUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
-  }
-  x = v.output;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalOutput(x)))) return -1;
-    n++;
-  }
-  x = v.exitStatus;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalExitStatus(x)))) return -1;
-    n++;
-  }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalSize(x)))) return -1;
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_TerminalUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalUpdate(v));
-}
-
-function k_TerminalOutputChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalOutputChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputChunk(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
-function k_PlanUpdateContentItems(v: any): number {
-  let n = 1;
-  const m = k_PlanItems(v);
-  return m < 0 ? -1 : n + m;
+function e_PlanUpdateContentItems_entries(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_PlanEntry(x)) return false;
+  }
+  return true;
 }
 
-function k_PlanUpdateContentFile(v: any): number {
-  let n = 1;
-  const m = k_PlanFile(v);
-  return m < 0 ? -1 : n + m;
+function e_PlanUpdateContentItems(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
-function k_PlanUpdateContentMarkdown(v: any): number {
-  let n = 1;
-  const m = k_PlanMarkdown(v);
-  return m < 0 ? -1 : n + m;
+function e_PlanUpdateContentFile(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdateContentMarkdown(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_PlanUpdateContentOther(v: any): number {
   let x: any;
   x = v.planId;
-  if (x === undefined ? true : !e_PlanId(x)) return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   return Infinity;
 }
 
-function k_PlanUpdateContent(v: any): number {
+function e_PlanUpdateContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "items":
-      return k_PlanUpdateContentItems(v);
+      return e_PlanUpdateContentItems(v);
     case "file":
-      return k_PlanUpdateContentFile(v);
+      return e_PlanUpdateContentFile(v);
     case "markdown":
-      return k_PlanUpdateContentMarkdown(v);
+      return e_PlanUpdateContentMarkdown(v);
     default:
-      return typeof t === "string" ? k_PlanUpdateContentOther(v) : -1;
+      return typeof t === "string" ? k_PlanUpdateContentOther(v) >= 0 : false;
   }
-}
-
-function e_PlanUpdateContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdateContent(v));
 }
 
 function e_PlanId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_PlanEntry(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.priority;
-  if (x !== undefined) {
-    if (!(e_PlanEntryPriority(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_PlanEntryStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PlanEntry(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanEntry(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "priority":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 3;
 }
 
 function e_PlanEntryPriority(v: any): boolean {
@@ -4206,271 +4999,259 @@ function e_PlanEntryStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_PlanItems_entries(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_PlanEntry(x)) return false;
+function e_PlanItems(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanFile(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanMarkdown(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_PlanRemoved(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_AvailableCommandsUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ConfigOptionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionInfoUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
 }
 
-function k_PlanItems(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_PlanItems_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanItems(v));
-}
-
-function k_PlanFile(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanFile(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanFile(v));
-}
-
-function k_PlanMarkdown(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanMarkdown(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanMarkdown(v));
-}
-
-function k_PlanUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.plan;
-  if (x !== undefined) {
-    if (!(e_PlanUpdateContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdate(v));
-}
-
-function k_PlanRemoved(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanRemoved(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanRemoved(v));
-}
-
-function k_AvailableCommandsUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AvailableCommandsUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandsUpdate(v));
-}
-
-function k_ConfigOptionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ConfigOptionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ConfigOptionUpdate(v));
-}
-
-function k_SessionInfoUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionInfoUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfoUpdate(v));
-}
-
-function k_Cost(v: any): number {
-  let n = 0, x: any;
-  x = v.amount;
-  if (x !== undefined) {
-    if (!((typeof x === "number" && Number.isFinite(x)))) return -1;
-    n++;
-  } else return -1;
-  x = v.currency;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Cost(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Cost(v));
-}
-
-function k_UsageUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.used;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.cost;
-  if (x !== undefined) {
-    if (!((x === null || e_Cost(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "amount":
+        if (!((typeof x === "number" && Number.isFinite(x)))) return false;
+        r++;
+        break;
+      case "currency":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_UsageUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UsageUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_NoticeSeverity(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Notice(v: any): number {
-  let n = 0, x: any;
-  x = v.severity;
-  if (x !== undefined) {
-    if (!(e_NoticeSeverity(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string" && x.length >= 1))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Notice(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Notice(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_CompactionId(v: any): boolean {
@@ -4481,255 +5262,231 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_CompactionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_CompactionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.summary;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v.error;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CompactionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionUpdate(v));
-}
-
-function k_CompactionSummaryChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompactionSummaryChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionSummaryChunk(v));
-}
-
-function k_SubagentSessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_SubagentSessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SubagentSessionCapabilities(v));
-}
-
-function k_SessionCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_SessionCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCancelCapabilities(v));
-}
-
-function k_SubagentUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_SubagentSessionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.state;
-  if (x !== undefined) {
-    if (!((x === null || e_StateUpdate(x)))) return -1;
-    n++;
-  }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionInfo_additionalDirectories(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SubagentUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SubagentUpdate(v));
-}
-
-function k_SessionMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.senderSessionId;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionId(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        break;
+      case "state":
+        if (!((x === null || e_StateUpdate(x)))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.recipientSessionId;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionId(x)))) return -1;
-    n++;
-  }
-  x = v.senderMessageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v.recipientMessageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMessage(v));
-}
-
-function k_SessionMessageChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "senderSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "senderMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionMessageChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMessageChunk(v));
-}
-
-function k_CompleteElicitationNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompleteElicitationNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompleteElicitationNotification(v));
-}
-
-function k_AuthStatusUpdateNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.state;
-  if (x !== undefined) {
-    if (!(e_AuthState(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.accounts;
-  if (x !== undefined) {
-    if (!(e_AuthStatusResponse_accounts(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "elicitationId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AuthStatusUpdateNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusUpdateNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "accounts":
+        if (!(e_AuthStatusResponse_accounts(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_ExtNotification(v: any): boolean {
@@ -4781,203 +5538,199 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
     case "session/prompt":
       return e_PromptRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_ClientRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientRequest(v));
-}
-
-function k_InitializeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_ClientCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_InitializeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeRequest(v));
-}
-
-function k_ClientCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_ClientAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_ClientCapabilities(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.elicitation;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ClientCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientCapabilities(v));
-}
-
-function k_ClientAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "auth":
+        if (!((x === null || e_ClientAuthCapabilities(x)))) return false;
+        break;
+      case "elicitation":
+        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ClientAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientAuthCapabilities(v));
-}
-
-function k_TerminalAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminal":
+        if (!((x === null || e_TerminalAuthCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalAuthCapabilities(v));
-}
-
-function k_ElicitationCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.form;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationFormCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.url;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationUrlCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ElicitationCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationCapabilities(v));
-}
-
-function k_ElicitationFormCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "form":
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        break;
+      case "url":
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationFormCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationFormCapabilities(v));
-}
-
-function k_ElicitationUrlCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationUrlCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlCapabilities(v));
-}
-
-function k_LoginAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LoginAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthRequest(v));
-}
-
-function k_ListProvidersRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_ListProvidersRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_SetProviderRequest_headers(v: any): boolean {
@@ -4989,85 +5742,85 @@ function e_SetProviderRequest_headers(v: any): boolean {
   return true;
 }
 
-function k_SetProviderRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.apiType;
-  if (x !== undefined) {
-    if (!(e_LlmProtocol(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.baseUrl;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(e_SetProviderRequest_headers(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SetProviderRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetProviderRequest(v));
-}
-
-function k_DisableProviderRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "apiType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "baseUrl":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(e_SetProviderRequest_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_DisableProviderRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DisableProviderRequest(v));
-}
-
-function k_LogoutAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_LogoutAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthRequest(v));
-}
-
-function k_AuthStatusRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthStatusRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionRequest_mcpServers(v: any): boolean {
@@ -5079,101 +5832,36 @@ function e_NewSessionRequest_mcpServers(v: any): boolean {
   return true;
 }
 
-function k_NewSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
-}
-
-function k_McpServerHttpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerHttp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerAcpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerAcp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerStdioVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerStdio(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServer(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "http":
-      return k_McpServerHttpVariant(v);
-    case "acp":
-      return k_McpServerAcpVariant(v);
-    case "stdio":
-      return k_McpServerStdioVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
 }
 
-function e_McpServer(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServer(v));
-}
-
-function k_HttpHeader(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_HttpHeader(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
-}
-
-function e_McpServerHttp_headers(v: any): boolean {
+function e_McpServerHttpVariant_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5182,443 +5870,554 @@ function e_McpServerHttp_headers(v: any): boolean {
   return true;
 }
 
-function k_McpServerHttp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
+function e_McpServerHttpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_McpServerAcpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_McpServerStdioVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
+}
+
+function e_McpServer(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "http":
+      return e_McpServerHttpVariant(v);
+    case "acp":
+      return e_McpServerAcpVariant(v);
+    case "stdio":
+      return e_McpServerStdioVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_HttpHeader(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_McpServerHttp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerHttp(v));
-}
-
-function k_McpServerAcp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_McpServerAcp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerAcp(v));
-}
-
-function k_McpServerStdio(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_McpServerStdio(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerStdio(v));
-}
-
-function k_SystemPrompt(v: any): number {
-  let n = 0, x: any;
-  x = v.mode;
-  if (x !== undefined) {
-    if (!(e_SystemPromptMode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_UserMessage_content(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SystemPrompt(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SystemPrompt(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mode":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_SessionUpdateUserMessage_content(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_SystemPromptMode(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ListSessionsRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
-  }
-  x = v.cursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v.archived;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionArchiveFilter(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "archived":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_SessionArchiveFilter(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DeleteSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_DeleteSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionRequest(v));
-}
-
-function k_ForkSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ForkSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ForkSessionRequest(v));
-}
-
-function k_ArchiveSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_ArchiveSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ArchiveSessionRequest(v));
-}
-
-function k_UnarchiveSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_UnarchiveSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnarchiveSessionRequest(v));
-}
-
-function k_SessionStatusRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionStatusRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusRequest(v));
-}
-
-function k_SetSessionTitleRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SetSessionTitleRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionTitleRequest(v));
-}
-
-function k_ResumeSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.replayFrom;
-  if (x !== undefined) {
-    if (!((x === null || e_ReplayFrom(x)))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ResumeSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
-}
-
-function k_ReplayFromStartVariant(v: any): number {
-  let n = 1;
-  const m = k_ReplayFromStart(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ReplayFrom(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "start":
-      return k_ReplayFromStartVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "replayFrom":
+        if (!((x === null || e_ReplayFrom(x)))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 2;
+}
+
+function e_ReplayFromStartVariant(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 function e_ReplayFrom(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFrom(v));
-}
-
-function k_ReplayFromStart(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "start":
+      return e_ReplayFromStartVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_ReplayFromStart(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFromStart(v));
-}
-
-function k_CloseSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionRequest(v));
-}
-
-function k_CancelToolCallRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelToolCallRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallRequest(v));
-}
-
-function k_CancelTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CancelTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function k_SetSessionConfigOptionRequestId(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   return n;
@@ -5657,12 +6456,12 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   let n = 0, x: any;
   x = v.sessionId;
   if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v._meta;
@@ -5680,28 +6479,28 @@ function e_SetSessionConfigOptionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionRequest(v));
 }
 
-function k_PromptRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!(e_UserMessage_content(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PromptRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "prompt":
+        if (!(e_SessionUpdateUserMessage_content(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
@@ -5713,111 +6512,157 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
     case "mcp/message":
       return e_MessageMcpResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_ClientResponse_ClientResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ClientResponse(v: any): boolean {
   return e_ClientResponse_ClientResponseResult(v);
 }
 
-function k_RequestPermissionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.outcome;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionOutcome(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
-}
-
-function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1;
-  const m = k_CancelledPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1;
-  const m = k_SelectedPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcome(v: any): number {
-  const t = v.outcome;
-  switch (t) {
-    case "cancelled":
-      return k_RequestPermissionOutcomeCancelled(v);
-    case "selected":
-      return k_RequestPermissionOutcomeSelected(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        if (!(e_RequestPermissionOutcome(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
+  return r === 1;
+}
+
+function e_RequestPermissionOutcomeCancelled(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function e_RequestPermissionOutcomeSelected(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_RequestPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionOutcome(v));
-}
-
-function k_CancelledPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.outcome;
+  switch (t) {
+    case "cancelled":
+      return e_RequestPermissionOutcomeCancelled(v);
+    case "selected":
+      return e_RequestPermissionOutcomeSelected(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_CancelledPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelledPermissionOutcome(v));
-}
-
-function k_SelectedPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SelectedPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
+}
+
+function e_ElicitationAcceptAction_content(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (!e_ElicitationContentValue(x)) return false;
+  }
+  return true;
+}
+
+function k_ElicitationAcceptAction(v: any): number {
+  let n = 0, x: any;
+  x = v.content;
+  if (x !== undefined) {
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
+    n++;
+  }
+  return n;
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
@@ -5862,75 +6707,68 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_Icon_sizes(v);
+  return e_Annotations_audience(v);
 }
 
-function e_ElicitationAcceptAction_content(v: any): boolean {
+function e_ElicitationAcceptAction(v: any): boolean {
   if (!rt.isObject(v)) return false;
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!e_ElicitationContentValue(x)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
   return true;
 }
 
-function k_ElicitationAcceptAction(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ElicitationAcceptAction(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
-}
-
-function k_MessageMcpResponse_MessageMcpResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.result;
-  if (x !== undefined) {
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpResponse_MessageMcpResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "result":
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function e_MessageMcpResponse(v: any): boolean {
   return e_MessageMcpResponse_MessageMcpResponseResult(v);
 }
 
-function k_McpError(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    n++;
-  }
-  return Infinity;
-}
-
 function e_McpError(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpError(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        break;
+      default:
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientNotification_params(method: unknown, v: any): boolean {
@@ -5940,99 +6778,99 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
     case "mcp/message":
       return e_MessageMcpNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_ClientNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientNotification(v));
-}
-
-function k_CancelSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelSessionNotification(v));
-}
-
-function k_MessageMcpNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_McpRequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MessageMcpNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpNotification(v));
-}
-
-function k_CancelRequestNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "requestId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_CancelRequestNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function d_ProxyRequest_params(method: unknown, v: any): boolean {
@@ -6046,55 +6884,54 @@ function d_ProxyRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function k_ProxyRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxyRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_InitializeProxyRequest(v: any): boolean {
   return e_InitializeRequest(v);
 }
 
-function k_ProxySuccessorRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxySuccessorRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): boolean {
@@ -6108,23 +6945,25 @@ function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function k_ProxyResponse_ProxyResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyResponse_ProxyResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 2;
 }
 
 function e_ProxyResponse(v: any): boolean {
@@ -6148,46 +6987,46 @@ function d_ProxyNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function k_ProxyNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxyNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyNotification(v));
-}
-
-function k_ProxySuccessorNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        return false;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ProxySuccessorNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return r === 1;
 }
 
 let askedMethod: string | undefined;
