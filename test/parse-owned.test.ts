@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../bench/corpus.js";
 import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
 import type { Surface } from "../generator/ir.js";
+import { envelopeOf } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
 import { ownedParserOf, parserOf } from "./support/surfaces.js";
@@ -54,6 +55,22 @@ describe("parseOwned equals parse (differential)", () => {
     expect(kept / routed).toBeGreaterThan(0.9);
   }, 120_000);
 
+  it("on every request and notification line as a whole (envelope by method), mostly without a copy: `jsonrpc` deleted in place", () => {
+    const lines = generateCorpus();
+    const table = buildMethodTable(loadSchema());
+    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    let envelopes = 0;
+    let kept = 0;
+    for (const line of lines) {
+      const envelope = envelopeOf(routeMessage(JSON.parse(line), table, requests)!);
+      if (envelope === undefined) continue;
+      envelopes++;
+      if (compare("v2/unstable", envelope, line)) kept++;
+    }
+    expect(envelopes).toBeGreaterThan(lines.length * 0.9);
+    expect(kept / envelopes).toBeGreaterThan(0.9);
+  }, 120_000);
+
   for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {
     it(`on the ${fixture.rule} rulebook cases, every surface`, () => {
       for (const c of fixture.cases) for (const surface of c.surfaces) compare(surface, c.type, JSON.stringify(c.input));
@@ -82,9 +99,29 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
       expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     });
 
-    it(`${surface}: an unknown property is dropped through a copy, exactly as parse does`, () => {
-      const withUnknown = text.replace('"toolCallId":"t"', '"toolCallId":"t","__proto__":{"x":1},"extra":1');
-      expect(compare(surface, type, withUnknown)).toBe(false);
+    it(`${surface}: an unknown property is deleted in place, no copy, exactly what parse drops (S29, S34)`, () => {
+      const withUnknown = text.replace('"toolCallId":"t"', '"toolCallId":"t","__proto__":{"x":1},"extra":1').replace('{"sessionId"', '{"jsonrpc":"2.0","sessionId"');
+      expect(compare(surface, type, withUnknown)).toBe(true);
+      const input = JSON.parse(withUnknown) as { update: object };
+      ownedParserOf(surface, type)(input);
+      expect(Object.keys(input)).toEqual(["sessionId", "update"]);
+      expect(Object.keys(input.update)).toEqual(["sessionUpdate", "toolCallId", "rawInput", "_meta"]);
+      expect(Object.getPrototypeOf(input.update)).toBe(Object.prototype);
+    });
+  }
+
+  // Unknown keys met before the check fails (a bad value, or an item the parser skips, S24) stay: the copying parser reads the value as it was.
+  for (const [what, bad] of [
+    ["fails", '"sessionId":5'],
+    ["changes more than unknown keys (S24: a bad item skipped)", '"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","extra":1,"locations":[5]}'],
+  ] as const) {
+    it(`a value whose check ${what} keeps its unknown keys, and gets parse's result`, () => {
+      const line = `{"jsonrpc":"2.0",${bad}}`;
+      const input = JSON.parse(line) as object;
+      const result = ownedParserOf("v2/unstable", "UpdateSessionNotification")(input);
+      expect(JSON.stringify(input)).toBe(line);
+      expect(canonicalJson(result)).toBe(canonicalJson(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(line))));
+      expect(result.ok && result.value === input).toBe(false);
     });
   }
 

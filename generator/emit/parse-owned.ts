@@ -2,16 +2,20 @@
  * emitParseOwned: IR -> `parse-owned.ts` of one surface, the owned-tree decode
  * path. `parseOwned.X(value)` takes a value its caller owns, typically the tree
  * `JSON.parse` just made of a JSON-RPC line: when the tolerant parser would
- * return that tree unchanged (every value fits, no unknown property to drop,
- * nothing to forgive) it is returned as it is, with no copy; otherwise `parse.X`
- * runs on it, so the result always equals `parse.X(value)` (keys in wire order).
+ * return that tree with at most unknown properties dropped (every value fits,
+ * nothing to forgive), it deletes those properties in place and returns the
+ * tree, with no copy; otherwise `parse.X` runs on the untouched value, so the
+ * result always equals `parse.X(value)` (keys in wire order).
  *
- * The generated `e_X(v)` says "parse.X(v) would equal v". It mirrors the
- * parser's choices (tags, first-decoding alternative, envelopes by method,
- * tolerance keywords) but only ever answers yes when that is certain; every
- * doubt answers no and costs a copy, never a wrong value. Object checks count
- * the keys they account for (`k_X(v)`: a count, `-1` for no, `Infinity` when
- * every key is kept raw) and compare with the keys the object has (S29).
+ * The generated `e_X(v)` says "parse.X(v) would equal v, less the unknown keys
+ * it noted". It mirrors the parser's choices (tags, first-decoding
+ * alternative, envelopes by method, tolerance keywords) but only ever answers
+ * yes when that is certain; every doubt answers no and costs a copy, never a
+ * wrong value. It never backtracks: any no ends the whole check. Objects are
+ * checked by one `for in` over their keys, each key's value tested in its
+ * `case`; where a mixin or a key shared by two parts makes that unsure, a key
+ * count (`k_X(v)`: `-1` for no, `Infinity` when every key is kept raw) is
+ * compared with the keys the object has (S29).
  */
 import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, type Code } from "../code.js";
@@ -30,8 +34,10 @@ const MODULE_DOC = [
   "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
   "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-  "change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`",
-  "are own properties and stay plain data (S34).",
+  "at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise",
+  "`value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object",
+  "in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own",
+  "properties and stay plain data (S34).",
   "",
   "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
   "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
@@ -48,7 +54,8 @@ class ExactWriter extends DecodeWriter {
   protected override entries(): Code[] {
     const comment = doc([
       "Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`",
-      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.",
+      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown",
+      "properties (deleted in place, S29) changes.",
       "Text that is not JSON gives an issue at the root; never throws.",
     ]);
     const head = code`function ${name(`parseOwned_${FROM_TEXT}`)}<V>(text: string, decode: (value: unknown) => Result<V>): Result<V>`;
@@ -60,19 +67,24 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself, unknown properties deleted, when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
-    return code`${comment}${block(head, [code`return ${name(`e_${def.name}`)}(value) ? { ok: true, value: value as ${type} } : tolerant.${name(def.name)}(value);`])}`;
+    return code`${comment}${block(head, [
+      code`const exact = ${name(`e_${def.name}`)}(value);`,
+      code`rt.settleUnknown(exact);`,
+      code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(def.name)}(value);`,
+    ])}`;
   }
 
   protected askingWrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself, unknown properties deleted, when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
       code`let exact: boolean;`,
       ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
+      code`rt.settleUnknown(exact);`,
       code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
     ])}`;
   }
@@ -219,17 +231,19 @@ class ExactWriter extends DecodeWriter {
   private keyPass(groups: readonly FieldGroup[], tags: readonly string[], keepsUnknown: boolean): Code[] {
     const cases: Code[] = tags.map((t) => clause(code`case ${t}:`, [code`break;`]));
     let required = 0;
+    let tested = false;
     for (const { fields, siblings } of groups) {
       for (const f of fields) {
         const test = this.fieldTest(f, siblings);
         if (f.required) required++;
+        if (test) tested = true;
         const steps = [...(test ? [code`if (!(${test})) return false;`] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
         cases.push(clause(code`case ${f.name}:`, steps));
       }
     }
-    // S29: an unknown key is dropped by the parser (a change) unless the object keeps it raw.
-    cases.push(clause(code`default:`, [keepsUnknown ? code`break;` : code`return false;`]));
-    const loop = block(code`for (const k in v)`, [code`const x: any = v[k];`, block(code`switch (k)`, cases)]);
+    // S29: the parser drops an unknown key unless the object keeps it raw; here it is deleted once the whole check holds.
+    cases.push(clause(code`default:`, keepsUnknown ? [code`break;`] : [code`rt.noteUnknown(v, k);`, code`break;`]));
+    const loop = block(code`for (const k in v)`, [...(tested ? [code`const x: any = v[k];`] : []), block(code`switch (k)`, cases)]);
     return required ? [code`let r = 0;`, loop, code`return r === ${required};`] : [loop, code`return true;`];
   }
 

@@ -308,6 +308,27 @@ export function exactKeys(value: object, known: number): boolean {
   return n === known;
 }
 
+/** Unknown keys an owned-tree check met, as pairs (object, key): the parser drops them (S29). */
+const unknownKeys: unknown[] = [];
+
+/** Notes an unknown key of `value` met by an owned-tree check; `settleUnknown` deletes or forgets it. */
+export function noteUnknown(value: object, key: string): void {
+  unknownKeys.push(value, key);
+}
+
+/**
+ * Ends an owned-tree check. When it held (`drop`), deletes the unknown keys it
+ * noted, in place: the tree is then what the tolerant parser returns (S29),
+ * without a copy. When it failed, forgets them: the value stays as it was for
+ * the copying parser. A check never backtracks (any "no" ends it), so every
+ * noted key belongs to a part that holds. `delete` removes an own `__proto__`
+ * key as it removes any other (S34).
+ */
+export function settleUnknown(drop: boolean): void {
+  if (drop) for (let i = 0; i < unknownKeys.length; i += 2) delete (unknownKeys[i] as Record<string, unknown>)[unknownKeys[i + 1] as string];
+  unknownKeys.length = 0;
+}
+
 /** Pushes an issue at `path` (the all-issues path of `validate`); returns nothing. */
 export function issue(out: Issue[], path: string, message: string, received: unknown = NOTHING): undefined {
   out.push({ path, message: received === NOTHING ? message : `${message}, got ${describe(received)}` });

@@ -5,8 +5,10 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
+ * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
+ * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
+ * properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -61,7 +63,8 @@ function e_AgentRequest(v: any): boolean {
         if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -101,7 +104,8 @@ function e_WriteTextFileRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -135,7 +139,8 @@ function e_ReadTextFileRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -172,7 +177,8 @@ function e_RequestPermissionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -232,7 +238,8 @@ function e_ToolCallUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -265,7 +272,8 @@ function e_ToolCallContentContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -293,7 +301,8 @@ function e_ToolCallContentDiff(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -314,7 +323,8 @@ function e_ToolCallContentTerminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -353,7 +363,8 @@ function e_ContentBlockText(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -384,7 +395,8 @@ function e_ContentBlockImage(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -412,7 +424,8 @@ function e_ContentBlockAudio(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -452,7 +465,8 @@ function e_ContentBlockResourceLink(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -476,7 +490,8 @@ function e_ContentBlockResource(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -528,7 +543,8 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -555,7 +571,8 @@ function e_TextContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -585,7 +602,8 @@ function e_ImageContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -612,7 +630,8 @@ function e_AudioContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -651,7 +670,8 @@ function e_ResourceLink(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -682,7 +702,8 @@ function e_TextResourceContents(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -709,7 +730,8 @@ function e_BlobResourceContents(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -732,7 +754,8 @@ function e_EmbeddedResource(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -752,7 +775,8 @@ function e_Content(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -779,7 +803,8 @@ function e_Diff(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -803,7 +828,8 @@ function e_Terminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -826,7 +852,8 @@ function e_ToolCallLocation(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -854,7 +881,8 @@ function e_PermissionOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -916,7 +944,8 @@ function e_CreateTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -940,7 +969,8 @@ function e_EnvVariable(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -964,7 +994,8 @@ function e_TerminalOutputRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -988,7 +1019,8 @@ function e_ReleaseTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1012,7 +1044,8 @@ function e_WaitForTerminalExitRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1036,7 +1069,8 @@ function e_KillTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1138,7 +1172,8 @@ function e_ElicitationSessionScope(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1155,7 +1190,8 @@ function e_ElicitationRequestScope(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1194,7 +1230,8 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1250,7 +1287,8 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1281,7 +1319,8 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1312,7 +1351,8 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1337,7 +1377,8 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1373,7 +1414,8 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1427,7 +1469,8 @@ function e_EnumOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1469,7 +1512,8 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1499,7 +1543,8 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1529,7 +1574,8 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1553,7 +1599,8 @@ function e_BooleanPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1574,7 +1621,8 @@ function e_MultiSelectItemsString(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1605,7 +1653,8 @@ function e_StringMultiSelectItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1625,7 +1674,8 @@ function e_TitledMultiSelectItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1660,7 +1710,8 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1728,7 +1779,8 @@ function e_AgentResponse_AgentResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1770,7 +1822,8 @@ function e_InitializeResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1804,7 +1857,8 @@ function e_AgentCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1828,7 +1882,8 @@ function e_PromptCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1849,7 +1904,8 @@ function e_McpCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1879,7 +1935,8 @@ function e_SessionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1894,7 +1951,8 @@ function e_SessionListCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1909,7 +1967,8 @@ function e_SessionDeleteCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1924,7 +1983,8 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1939,7 +1999,8 @@ function e_SessionResumeCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1954,7 +2015,8 @@ function e_SessionCloseCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1972,7 +2034,8 @@ function e_AgentAuthCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1987,7 +2050,8 @@ function e_LogoutCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2030,7 +2094,8 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2078,7 +2143,8 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2105,7 +2171,8 @@ function e_AuthMethodAgent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2132,7 +2199,8 @@ function e_Implementation(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2147,7 +2215,8 @@ function e_AuthenticateResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2162,7 +2231,8 @@ function e_LogoutResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2197,7 +2267,8 @@ function e_NewSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2230,7 +2301,8 @@ function e_SessionModeState(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2261,7 +2333,8 @@ function e_SessionMode(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2399,7 +2472,8 @@ function e_SessionConfigSelectOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2427,7 +2501,8 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -2452,7 +2527,8 @@ function e_SessionConfigSelect(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2469,7 +2545,8 @@ function e_SessionConfigBoolean(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2490,7 +2567,8 @@ function e_LoadSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2522,7 +2600,8 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2555,7 +2634,8 @@ function e_SessionInfo(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2570,7 +2650,8 @@ function e_DeleteSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2591,7 +2672,8 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2606,7 +2688,8 @@ function e_CloseSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2621,7 +2704,8 @@ function e_SetSessionModeResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2641,7 +2725,8 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2661,7 +2746,8 @@ function e_PromptResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2692,7 +2778,8 @@ function e_Error(v: any): boolean {
       case "data":
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2727,7 +2814,8 @@ function e_AgentNotification(v: any): boolean {
         if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2751,7 +2839,8 @@ function e_SessionNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2775,7 +2864,8 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2819,7 +2909,8 @@ function e_SessionUpdateToolCall(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2862,7 +2953,8 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2892,7 +2984,8 @@ function e_SessionUpdatePlan(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2922,7 +3015,8 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2943,7 +3037,8 @@ function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2964,7 +3059,8 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2986,7 +3082,8 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3014,7 +3111,8 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3042,7 +3140,8 @@ function e_SessionUpdateNotice(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3082,7 +3181,8 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3107,7 +3207,8 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3171,7 +3272,8 @@ function e_ContentChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3214,7 +3316,8 @@ function e_ToolCall(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3242,7 +3345,8 @@ function e_PlanEntry(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3270,7 +3374,8 @@ function e_Plan(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3297,7 +3402,8 @@ function e_AvailableCommand(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3321,7 +3427,8 @@ function e_UnstructuredCommandInput(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3341,7 +3448,8 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3361,7 +3469,8 @@ function e_CurrentModeUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3381,7 +3490,8 @@ function e_ConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3402,7 +3512,8 @@ function e_SessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3426,7 +3537,8 @@ function e_Cost(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3453,7 +3565,8 @@ function e_UsageUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3484,7 +3597,8 @@ function e_Notice(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3522,7 +3636,8 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3546,7 +3661,8 @@ function e_CompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3566,7 +3682,8 @@ function e_CompleteElicitationNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3625,7 +3742,8 @@ function e_ClientRequest(v: any): boolean {
         if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3651,7 +3769,8 @@ function e_InitializeRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3681,7 +3800,8 @@ function e_ClientCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3702,7 +3822,8 @@ function e_FileSystemCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3726,7 +3847,8 @@ function e_ClientSessionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3749,7 +3871,8 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3764,7 +3887,8 @@ function e_BooleanConfigOptionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3787,7 +3911,8 @@ function e_AuthCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3808,7 +3933,8 @@ function e_ElicitationCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3823,7 +3949,8 @@ function e_ElicitationFormCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3838,7 +3965,8 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3858,7 +3986,8 @@ function e_AuthenticateRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3873,7 +4002,8 @@ function e_LogoutRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3909,7 +4039,8 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3947,7 +4078,8 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3984,7 +4116,8 @@ function e_HttpHeader(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4012,7 +4145,8 @@ function e_McpServerHttp(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -4040,7 +4174,8 @@ function e_McpServerSse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -4072,7 +4207,8 @@ function e_McpServerStdio(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 4;
@@ -4103,7 +4239,8 @@ function e_LoadSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -4124,7 +4261,8 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4144,7 +4282,8 @@ function e_DeleteSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4174,7 +4313,8 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4194,7 +4334,8 @@ function e_CloseSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4218,7 +4359,8 @@ function e_SetSessionModeRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4289,7 +4431,8 @@ function e_PromptRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4335,7 +4478,8 @@ function e_ClientResponse_ClientResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4354,7 +4498,8 @@ function e_WriteTextFileResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4374,7 +4519,8 @@ function e_ReadTextFileResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4394,7 +4540,8 @@ function e_RequestPermissionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4402,12 +4549,12 @@ function e_RequestPermissionResponse(v: any): boolean {
 
 function e_RequestPermissionOutcomeCancelled(v: any): boolean {
   for (const k in v) {
-    const x: any = v[k];
     switch (k) {
       case "outcome":
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4428,7 +4575,8 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4461,7 +4609,8 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4481,7 +4630,8 @@ function e_CreateTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4508,7 +4658,8 @@ function e_TerminalOutputResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4529,7 +4680,8 @@ function e_TerminalExitStatus(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4544,7 +4696,8 @@ function e_ReleaseTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4565,7 +4718,8 @@ function e_WaitForTerminalExitResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4580,7 +4734,8 @@ function e_KillTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4664,7 +4819,8 @@ function e_ElicitationAcceptAction(v: any): boolean {
         if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4693,7 +4849,8 @@ function e_ClientNotification(v: any): boolean {
         if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4713,7 +4870,8 @@ function e_CancelNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4733,7 +4891,8 @@ function e_CancelRequestNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4742,406 +4901,520 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return e_WriteTextFileRequest(value) ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
+  const exact = e_WriteTextFileRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return e_ReadTextFileRequest(value) ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
+  const exact = e_ReadTextFileRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return e_CreateTerminalRequest(value) ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
+  const exact = e_CreateTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return e_TerminalOutputRequest(value) ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
+  const exact = e_TerminalOutputRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return e_ReleaseTerminalRequest(value) ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
+  const exact = e_ReleaseTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return e_WaitForTerminalExitRequest(value) ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
+  const exact = e_WaitForTerminalExitRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return e_KillTerminalRequest(value) ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
+  const exact = e_KillTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -5151,739 +5424,948 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return e_SessionListCapabilities(value) ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
+  const exact = e_SessionListCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return e_SessionResumeCapabilities(value) ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
+  const exact = e_SessionResumeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return e_SessionCloseCapabilities(value) ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
+  const exact = e_SessionCloseCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return e_LogoutCapabilities(value) ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
+  const exact = e_LogoutCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return e_AuthenticateResponse(value) ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
+  const exact = e_AuthenticateResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return e_LogoutResponse(value) ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
+  const exact = e_LogoutResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return e_SessionModeState(value) ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
+  const exact = e_SessionModeState(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return e_SessionModeId(value) ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
+  const exact = e_SessionModeId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
-  return e_SessionMode(value) ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
+  const exact = e_SessionMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return e_LoadSessionResponse(value) ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
+  const exact = e_LoadSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return e_SetSessionModeResponse(value) ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
+  const exact = e_SetSessionModeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
-  return e_StopReason(value) ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
+  const exact = e_StopReason(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return e_SessionNotification(value) ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
+  const exact = e_SessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
-  return e_ToolCall(value) ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
+  const exact = e_ToolCall(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
-  return e_Plan(value) ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
+  const exact = e_Plan(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return e_UnstructuredCommandInput(value) ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
+  const exact = e_UnstructuredCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return e_CurrentModeUpdate(value) ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
+  const exact = e_CurrentModeUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return e_FileSystemCapabilities(value) ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
+  const exact = e_FileSystemCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return e_ClientSessionCapabilities(value) ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
+  const exact = e_ClientSessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return e_CompactionCapabilities(value) ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
+  const exact = e_CompactionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return e_SessionConfigOptionsCapabilities(value) ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
+  const exact = e_SessionConfigOptionsCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return e_BooleanConfigOptionCapabilities(value) ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
+  const exact = e_BooleanConfigOptionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return e_NoticeCapabilities(value) ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
+  const exact = e_NoticeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return e_AuthCapabilities(value) ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
+  const exact = e_AuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return e_AuthenticateRequest(value) ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
+  const exact = e_AuthenticateRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return e_LogoutRequest(value) ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
+  const exact = e_LogoutRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return e_McpServerSse(value) ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
+  const exact = e_McpServerSse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return e_LoadSessionRequest(value) ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
+  const exact = e_LoadSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return e_SetSessionModeRequest(value) ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
+  const exact = e_SetSessionModeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -5893,131 +6375,167 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return e_WriteTextFileResponse(value) ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
+  const exact = e_WriteTextFileResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return e_ReadTextFileResponse(value) ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
+  const exact = e_ReadTextFileResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return e_CreateTerminalResponse(value) ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
+  const exact = e_CreateTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return e_TerminalOutputResponse(value) ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
+  const exact = e_TerminalOutputResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return e_ReleaseTerminalResponse(value) ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
+  const exact = e_ReleaseTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return e_WaitForTerminalExitResponse(value) ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
+  const exact = e_WaitForTerminalExitResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return e_KillTerminalResponse(value) ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
+  const exact = e_KillTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return e_CancelNotification(value) ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
+  const exact = e_CancelNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {

@@ -5,8 +5,10 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
+ * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
+ * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
+ * properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -47,7 +49,8 @@ function e_AgentRequest(v: any): boolean {
         if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -101,7 +104,8 @@ function e_RequestPermissionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -126,7 +130,8 @@ function e_RequestPermissionSubjectToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -157,7 +162,8 @@ function e_RequestPermissionSubjectCommand(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -237,7 +243,8 @@ function e_ToolCallUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -270,7 +277,8 @@ function e_ToolCallContentContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -303,7 +311,8 @@ function e_ToolCallContentDiff(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -324,7 +333,8 @@ function e_ToolCallContentTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -363,7 +373,8 @@ function e_ContentBlockText(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -394,7 +405,8 @@ function e_ContentBlockImage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -422,7 +434,8 @@ function e_ContentBlockAudio(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -474,7 +487,8 @@ function e_ContentBlockResourceLink(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -498,7 +512,8 @@ function e_ContentBlockResource(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -550,7 +565,8 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -577,7 +593,8 @@ function e_TextContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -611,7 +628,8 @@ function e_ImageContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -638,7 +656,8 @@ function e_AudioContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -667,7 +686,8 @@ function e_Icon(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -713,7 +733,8 @@ function e_ResourceLink(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -744,7 +765,8 @@ function e_TextResourceContents(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -771,7 +793,8 @@ function e_BlobResourceContents(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -794,7 +817,8 @@ function e_EmbeddedResource(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -814,7 +838,8 @@ function e_Content(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -921,7 +946,8 @@ function e_DiffPathChange(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -942,7 +968,8 @@ function e_DiffPathPairChange(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -966,7 +993,8 @@ function e_DiffPatch(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -993,7 +1021,8 @@ function e_Diff(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1017,7 +1046,8 @@ function e_Terminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1040,7 +1070,8 @@ function e_ToolCallLocation(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1058,7 +1089,8 @@ function e_ToolCallCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1073,7 +1105,8 @@ function e_ToolCallCancelCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1093,7 +1126,8 @@ function e_ToolCallPermissionSubject(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1123,7 +1157,8 @@ function e_CommandPermissionSubject(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1151,7 +1186,8 @@ function e_PermissionOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -1261,7 +1297,8 @@ function e_ElicitationSessionScope(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1278,7 +1315,8 @@ function e_ElicitationRequestScope(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1320,7 +1358,8 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1376,7 +1415,8 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1407,7 +1447,8 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1438,7 +1479,8 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1463,7 +1505,8 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1499,7 +1542,8 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1549,7 +1593,8 @@ function e_EnumOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1591,7 +1636,8 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1621,7 +1667,8 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1651,7 +1698,8 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1675,7 +1723,8 @@ function e_BooleanPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1696,7 +1745,8 @@ function e_MultiSelectItemsString(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1727,7 +1777,8 @@ function e_StringMultiSelectItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1747,7 +1798,8 @@ function e_TitledMultiSelectItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1782,7 +1834,8 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1850,7 +1903,8 @@ function e_AgentResponse_AgentResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1893,7 +1947,8 @@ function e_InitializeResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1924,7 +1979,8 @@ function e_Implementation(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1945,7 +2001,8 @@ function e_AgentCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1972,7 +2029,8 @@ function e_SessionCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1996,7 +2054,8 @@ function e_PromptCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2011,7 +2070,8 @@ function e_PromptImageCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2026,7 +2086,8 @@ function e_PromptAudioCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2041,7 +2102,8 @@ function e_PromptEmbeddedContextCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2062,7 +2124,8 @@ function e_McpCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2077,7 +2140,8 @@ function e_McpStdioCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2092,7 +2156,8 @@ function e_McpHttpCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2107,7 +2172,8 @@ function e_SessionDeleteCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2122,7 +2188,8 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2137,7 +2204,8 @@ function e_AgentAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2180,7 +2248,8 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2208,7 +2277,8 @@ function e_AuthMethodAgentVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2258,7 +2328,8 @@ function e_EnvVariable(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2291,7 +2362,8 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2318,7 +2390,8 @@ function e_AuthMethodAgent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2333,7 +2406,8 @@ function e_LoginAuthResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2348,7 +2422,8 @@ function e_LogoutAuthResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2392,7 +2467,8 @@ function e_NewSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2530,7 +2606,8 @@ function e_SessionConfigSelectOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2558,7 +2635,8 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -2583,7 +2661,8 @@ function e_SessionConfigSelect(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2600,7 +2679,8 @@ function e_SessionConfigBoolean(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2628,7 +2708,8 @@ function e_AvailableCommandCommand(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2669,7 +2750,8 @@ function e_AvailableCommandInputText(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2700,7 +2782,8 @@ function e_TextCommandInput(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2727,7 +2810,8 @@ function e_Command(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2759,7 +2843,8 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2792,7 +2877,8 @@ function e_SessionInfo(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2811,7 +2897,8 @@ function e_DeleteSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2832,7 +2919,8 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2847,7 +2935,8 @@ function e_CloseSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2862,7 +2951,8 @@ function e_CancelToolCallResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2877,7 +2967,8 @@ function e_CancelTerminalResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2897,7 +2988,8 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2917,7 +3009,8 @@ function e_PromptResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2949,7 +3042,8 @@ function e_Error(v: any): boolean {
         if (!((x === null || e_ErrorData(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2990,7 +3084,8 @@ function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3010,7 +3105,8 @@ function e_SessionNotFoundErrorData(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3041,7 +3137,8 @@ function e_AgentNotification(v: any): boolean {
         if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3065,7 +3162,8 @@ function e_UpdateSessionNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3090,7 +3188,8 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3123,7 +3222,8 @@ function e_SessionUpdateUserMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3284,7 +3384,8 @@ function e_SessionUpdateToolCallContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3330,7 +3431,8 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3369,7 +3471,8 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3394,7 +3497,8 @@ function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3415,7 +3519,8 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3436,7 +3541,8 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3457,7 +3563,8 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3479,7 +3586,8 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3507,7 +3615,8 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3535,7 +3644,8 @@ function e_SessionUpdateNotice(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3566,7 +3676,8 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3591,7 +3702,8 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3662,7 +3774,8 @@ function e_ContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3685,7 +3798,8 @@ function e_UserMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3708,7 +3822,8 @@ function e_AgentMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3731,7 +3846,8 @@ function e_AgentThought(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3752,7 +3868,8 @@ function e_BackgroundWorkToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3785,7 +3902,8 @@ function e_BackgroundTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3805,7 +3923,8 @@ function e_BackgroundToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3823,7 +3942,8 @@ function e_RunningStateUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3838,7 +3958,8 @@ function e_ErrorStopReason(v: any): boolean {
         if (!((x === null || e_Error(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3860,7 +3981,8 @@ function e_RequiresActionStateUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3879,7 +4001,8 @@ function e_StateUpdateRunning(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3918,7 +4041,8 @@ function e_ToolCallContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3938,7 +4062,8 @@ function e_TerminalOutput(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3959,7 +4084,8 @@ function e_TerminalExitStatus(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3983,7 +4109,8 @@ function e_TerminalSize(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4001,7 +4128,8 @@ function e_TerminalCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4016,7 +4144,8 @@ function e_TerminalCancelCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4054,7 +4183,8 @@ function e_TerminalUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4078,7 +4208,8 @@ function e_TerminalOutputChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4112,7 +4243,8 @@ function e_PlanUpdateContentItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4162,7 +4294,8 @@ function e_PlanEntry(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -4194,7 +4327,8 @@ function e_PlanItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4214,7 +4348,8 @@ function e_PlanUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4234,7 +4369,8 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4254,7 +4390,8 @@ function e_ConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4275,7 +4412,8 @@ function e_SessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4299,7 +4437,8 @@ function e_Cost(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4326,7 +4465,8 @@ function e_UsageUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4357,7 +4497,8 @@ function e_Notice(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4395,7 +4536,8 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4419,7 +4561,8 @@ function e_CompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4439,7 +4582,8 @@ function e_CompleteElicitationNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4498,7 +4642,8 @@ function e_ClientRequest(v: any): boolean {
         if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4525,7 +4670,8 @@ function e_InitializeRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4546,7 +4692,8 @@ function e_ClientCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4564,7 +4711,8 @@ function e_ClientAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4579,7 +4727,8 @@ function e_TerminalAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4600,7 +4749,8 @@ function e_ElicitationCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4615,7 +4765,8 @@ function e_ElicitationFormCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4630,7 +4781,8 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4650,7 +4802,8 @@ function e_LoginAuthRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4665,7 +4818,8 @@ function e_LogoutAuthRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4700,7 +4854,8 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4737,7 +4892,8 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4768,7 +4924,8 @@ function e_McpServerStdioVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4805,7 +4962,8 @@ function e_HttpHeader(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4832,7 +4990,8 @@ function e_McpServerHttp(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4862,7 +5021,8 @@ function e_McpServerStdio(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4883,7 +5043,8 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4903,7 +5064,8 @@ function e_DeleteSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4936,7 +5098,8 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4952,7 +5115,8 @@ function e_ReplayFromStartVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4978,7 +5142,8 @@ function e_ReplayFromStart(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4998,7 +5163,8 @@ function e_CloseSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5022,7 +5188,8 @@ function e_CancelToolCallRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5046,7 +5213,8 @@ function e_CancelTerminalRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5136,7 +5304,8 @@ function e_PromptRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5168,7 +5337,8 @@ function e_ClientResponse_ClientResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5192,7 +5362,8 @@ function e_RequestPermissionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5208,7 +5379,8 @@ function e_RequestPermissionOutcomeCancelled(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5229,7 +5401,8 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5257,7 +5430,8 @@ function e_CancelledPermissionOutcome(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5277,7 +5451,8 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5356,7 +5531,8 @@ function e_ElicitationAcceptAction(v: any): boolean {
         if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5385,7 +5561,8 @@ function e_ClientNotification(v: any): boolean {
         if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5405,7 +5582,8 @@ function e_CancelSessionNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5425,7 +5603,8 @@ function e_CancelRequestNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5434,455 +5613,583 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
-  return e_RequestPermissionSubject(value) ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
+  const exact = e_RequestPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
-  return e_MediaType(value) ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
+  const exact = e_MediaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
-  return e_Icon(value) ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
+  const exact = e_Icon(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
-  return e_IconTheme(value) ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
+  const exact = e_IconTheme(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
-  return e_DiffChange(value) ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
+  const exact = e_DiffChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
-  return e_DiffFileType(value) ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
+  const exact = e_DiffFileType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
-  return e_AbsolutePath(value) ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
+  const exact = e_AbsolutePath(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
-  return e_DiffPathChange(value) ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
+  const exact = e_DiffPathChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
-  return e_DiffPathPairChange(value) ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
+  const exact = e_DiffPathPairChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
-  return e_DiffPatch(value) ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
+  const exact = e_DiffPatch(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
-  return e_DiffPatchFormat(value) ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
+  const exact = e_DiffPatchFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
-  return e_ToolCallCapabilities(value) ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
+  const exact = e_ToolCallCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
-  return e_ToolCallCancelCapabilities(value) ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
+  const exact = e_ToolCallCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
-  return e_ToolCallPermissionSubject(value) ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
+  const exact = e_ToolCallPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
-  return e_CommandPermissionSubject(value) ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
+  const exact = e_CommandPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -5892,872 +6199,1119 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
-  return e_PromptImageCapabilities(value) ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
+  const exact = e_PromptImageCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
-  return e_PromptAudioCapabilities(value) ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
+  const exact = e_PromptAudioCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
-  return e_PromptEmbeddedContextCapabilities(value) ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
+  const exact = e_PromptEmbeddedContextCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
-  return e_McpStdioCapabilities(value) ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
+  const exact = e_McpStdioCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
-  return e_McpHttpCapabilities(value) ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
+  const exact = e_McpHttpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
-  return e_LoginAuthResponse(value) ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
+  const exact = e_LoginAuthResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
-  return e_LogoutAuthResponse(value) ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
+  const exact = e_LogoutAuthResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
-  return e_TextCommandInput(value) ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
+  const exact = e_TextCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
-  return e_Command(value) ? { ok: true, value: value as T.Command } : tolerant.Command(value);
+  const exact = e_Command(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Command } : tolerant.Command(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
-  return e_SessionListCursor(value) ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
+  const exact = e_SessionListCursor(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
-  return e_CancelToolCallResponse(value) ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
+  const exact = e_CancelToolCallResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
-  return e_CancelTerminalResponse(value) ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
+  const exact = e_CancelTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
-  return e_ErrorData(value) ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
+  const exact = e_ErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
-  return e_UnsupportedProtocolVersionErrorData(value) ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
+  const exact = e_UnsupportedProtocolVersionErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
-  return e_SessionNotFoundErrorData(value) ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
+  const exact = e_SessionNotFoundErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
-  return e_UpdateSessionNotification(value) ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
+  const exact = e_UpdateSessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
-  return e_UserMessage(value) ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
+  const exact = e_UserMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
-  return e_AgentMessage(value) ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
+  const exact = e_AgentMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
-  return e_AgentThought(value) ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
+  const exact = e_AgentThought(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
-  return e_BackgroundWork(value) ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
+  const exact = e_BackgroundWork(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
-  return e_BackgroundTerminal(value) ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
+  const exact = e_BackgroundTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
-  return e_BackgroundToolCall(value) ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
+  const exact = e_BackgroundToolCall(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return e_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const exact = e_RunningStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return e_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const exact = e_ErrorStopReason(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return e_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const exact = e_IdleStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return e_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const exact = e_RequiresActionStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return e_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const exact = e_StateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
-  return e_ToolCallContentChunk(value) ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
+  const exact = e_ToolCallContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
-  return e_TerminalOutput(value) ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
+  const exact = e_TerminalOutput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
-  return e_TerminalSize(value) ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
+  const exact = e_TerminalSize(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
-  return e_TerminalCapabilities(value) ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
+  const exact = e_TerminalCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
-  return e_TerminalCancelCapabilities(value) ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
+  const exact = e_TerminalCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
-  return e_TerminalUpdate(value) ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
+  const exact = e_TerminalUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
-  return e_TerminalOutputChunk(value) ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
+  const exact = e_TerminalOutputChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return e_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const exact = e_PlanUpdateContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  return e_PlanId(value) ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const exact = e_PlanId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  return e_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const exact = e_PlanItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return e_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const exact = e_PlanUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
-  return e_ClientAuthCapabilities(value) ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
+  const exact = e_ClientAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
-  return e_TerminalAuthCapabilities(value) ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
+  const exact = e_TerminalAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
-  return e_LoginAuthRequest(value) ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
+  const exact = e_LoginAuthRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
-  return e_LogoutAuthRequest(value) ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
+  const exact = e_LogoutAuthRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
-  return e_ReplayFrom(value) ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
+  const exact = e_ReplayFrom(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
-  return e_ReplayFromStart(value) ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
+  const exact = e_ReplayFromStart(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
-  return e_CancelToolCallRequest(value) ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
+  const exact = e_CancelToolCallRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
-  return e_CancelTerminalRequest(value) ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
+  const exact = e_CancelTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -6767,82 +7321,104 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
-  return e_CancelledPermissionOutcome(value) ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
+  const exact = e_CancelledPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
-  return e_CancelSessionNotification(value) ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
+  const exact = e_CancelSessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {

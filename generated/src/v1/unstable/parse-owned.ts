@@ -5,8 +5,10 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
+ * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
+ * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
+ * properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -63,7 +65,8 @@ function e_AgentRequest(v: any): boolean {
         if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -103,7 +106,8 @@ function e_WriteTextFileRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -137,7 +141,8 @@ function e_ReadTextFileRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -174,7 +179,8 @@ function e_RequestPermissionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -234,7 +240,8 @@ function e_ToolCallUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -267,7 +274,8 @@ function e_ToolCallContentContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -295,7 +303,8 @@ function e_ToolCallContentDiff(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -316,7 +325,8 @@ function e_ToolCallContentTerminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -355,7 +365,8 @@ function e_ContentBlockText(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -386,7 +397,8 @@ function e_ContentBlockImage(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -414,7 +426,8 @@ function e_ContentBlockAudio(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -454,7 +467,8 @@ function e_ContentBlockResourceLink(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -478,7 +492,8 @@ function e_ContentBlockResource(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -530,7 +545,8 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -557,7 +573,8 @@ function e_TextContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -587,7 +604,8 @@ function e_ImageContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -614,7 +632,8 @@ function e_AudioContent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -653,7 +672,8 @@ function e_ResourceLink(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -684,7 +704,8 @@ function e_TextResourceContents(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -711,7 +732,8 @@ function e_BlobResourceContents(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -734,7 +756,8 @@ function e_EmbeddedResource(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -754,7 +777,8 @@ function e_Content(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -781,7 +805,8 @@ function e_Diff(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -805,7 +830,8 @@ function e_Terminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -828,7 +854,8 @@ function e_ToolCallLocation(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -856,7 +883,8 @@ function e_PermissionOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -918,7 +946,8 @@ function e_CreateTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -942,7 +971,8 @@ function e_EnvVariable(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -966,7 +996,8 @@ function e_TerminalOutputRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -990,7 +1021,8 @@ function e_ReleaseTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1014,7 +1046,8 @@ function e_WaitForTerminalExitRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1038,7 +1071,8 @@ function e_KillTerminalRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1140,7 +1174,8 @@ function e_ElicitationSessionScope(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1157,7 +1192,8 @@ function e_ElicitationRequestScope(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1196,7 +1232,8 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1252,7 +1289,8 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1283,7 +1321,8 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1314,7 +1353,8 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1339,7 +1379,8 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1375,7 +1416,8 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1429,7 +1471,8 @@ function e_EnumOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1471,7 +1514,8 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1501,7 +1545,8 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1531,7 +1576,8 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1555,7 +1601,8 @@ function e_BooleanPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1576,7 +1623,8 @@ function e_MultiSelectItemsString(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1607,7 +1655,8 @@ function e_StringMultiSelectItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1627,7 +1676,8 @@ function e_TitledMultiSelectItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1662,7 +1712,8 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1705,7 +1756,8 @@ function e_MessageMcpRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -1787,7 +1839,8 @@ function e_AgentResponse_AgentResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1829,7 +1882,8 @@ function e_InitializeResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1866,7 +1920,8 @@ function e_AgentCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1890,7 +1945,8 @@ function e_PromptCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1914,7 +1970,8 @@ function e_McpCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1959,7 +2016,8 @@ function e_SessionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1974,7 +2032,8 @@ function e_SessionListCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1989,7 +2048,8 @@ function e_SessionDeleteCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2004,7 +2064,8 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2022,7 +2083,8 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2040,7 +2102,8 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2055,7 +2118,8 @@ function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2070,7 +2134,8 @@ function e_SessionForkCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2085,7 +2150,8 @@ function e_SessionArchiveCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2100,7 +2166,8 @@ function e_SessionStatusCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2115,7 +2182,8 @@ function e_SessionTitleCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2130,7 +2198,8 @@ function e_SessionResumeCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2145,7 +2214,8 @@ function e_SessionCloseCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2166,7 +2236,8 @@ function e_AgentAuthCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2181,7 +2252,8 @@ function e_AuthStatusCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2196,7 +2268,8 @@ function e_LogoutCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2211,7 +2284,8 @@ function e_ProvidersCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2254,7 +2328,8 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2302,7 +2377,8 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2329,7 +2405,8 @@ function e_AuthMethodAgent(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2356,7 +2433,8 @@ function e_Implementation(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2371,7 +2449,8 @@ function e_AuthenticateResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2400,7 +2479,8 @@ function e_ListProvidersResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2431,7 +2511,8 @@ function e_ProviderInfo(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -2463,7 +2544,8 @@ function e_ProviderCurrentConfig(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2478,7 +2560,8 @@ function e_SetProviderResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2493,7 +2576,8 @@ function e_DisableProviderResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2508,7 +2592,8 @@ function e_LogoutResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2540,7 +2625,8 @@ function e_AuthStatusResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2576,7 +2662,8 @@ function e_AuthAccount(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2611,7 +2698,8 @@ function e_NewSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2644,7 +2732,8 @@ function e_SessionModeState(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2675,7 +2764,8 @@ function e_SessionMode(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2813,7 +2903,8 @@ function e_SessionConfigSelectOption(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2841,7 +2932,8 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -2866,7 +2958,8 @@ function e_SessionConfigSelect(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2883,7 +2976,8 @@ function e_SessionConfigBoolean(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2904,7 +2998,8 @@ function e_LoadSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2936,7 +3031,8 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2972,7 +3068,8 @@ function e_SessionInfo(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2987,7 +3084,8 @@ function e_DeleteSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3013,7 +3111,8 @@ function e_ForkSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3028,7 +3127,8 @@ function e_ArchiveSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3043,7 +3143,8 @@ function e_UnarchiveSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3063,7 +3164,8 @@ function e_SessionStatusResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3087,7 +3189,8 @@ function e_SetSessionTitleResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3108,7 +3211,8 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3123,7 +3227,8 @@ function e_CloseSessionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3138,7 +3243,8 @@ function e_SetSessionModeResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3158,7 +3264,8 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3181,7 +3288,8 @@ function e_PromptResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3222,7 +3330,8 @@ function e_Usage(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3249,7 +3358,8 @@ function e_Error(v: any): boolean {
       case "data":
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3286,7 +3396,8 @@ function e_AgentNotification(v: any): boolean {
         if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3310,7 +3421,8 @@ function e_SessionNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3334,7 +3446,8 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3378,7 +3491,8 @@ function e_SessionUpdateToolCall(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3421,7 +3535,8 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3451,7 +3566,8 @@ function e_SessionUpdatePlan(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3472,7 +3588,8 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3493,7 +3610,8 @@ function e_SessionUpdatePlanRemoved(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3523,7 +3641,8 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3544,7 +3663,8 @@ function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3565,7 +3685,8 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3587,7 +3708,8 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3615,7 +3737,8 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3643,7 +3766,8 @@ function e_SessionUpdateNotice(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3683,7 +3807,8 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3708,7 +3833,8 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3747,7 +3873,8 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3783,7 +3910,8 @@ function e_SessionUpdateSessionMessage(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3808,7 +3936,8 @@ function e_SessionUpdateSessionMessageChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3882,7 +4011,8 @@ function e_ContentChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3925,7 +4055,8 @@ function e_ToolCall(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3953,7 +4084,8 @@ function e_PlanEntry(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3981,7 +4113,8 @@ function e_Plan(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4006,7 +4139,8 @@ function e_PlanUpdateContentItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4031,7 +4165,8 @@ function e_PlanUpdateContentFile(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4056,7 +4191,8 @@ function e_PlanUpdateContentMarkdown(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4099,7 +4235,8 @@ function e_PlanItems(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4123,7 +4260,8 @@ function e_PlanFile(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4147,7 +4285,8 @@ function e_PlanMarkdown(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4167,7 +4306,8 @@ function e_PlanUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4187,7 +4327,8 @@ function e_PlanRemoved(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4214,7 +4355,8 @@ function e_AvailableCommand(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4238,7 +4380,8 @@ function e_UnstructuredCommandInput(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4258,7 +4401,8 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4278,7 +4422,8 @@ function e_CurrentModeUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4298,7 +4443,8 @@ function e_ConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4319,7 +4465,8 @@ function e_SessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4343,7 +4490,8 @@ function e_Cost(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4370,7 +4518,8 @@ function e_UsageUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4401,7 +4550,8 @@ function e_Notice(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4439,7 +4589,8 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4463,7 +4614,8 @@ function e_CompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4481,7 +4633,8 @@ function e_SubagentSessionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4496,7 +4649,8 @@ function e_SessionCancelCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4512,7 +4666,8 @@ function e_StateUpdateRunning(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4609,7 +4764,8 @@ function e_RunningStateUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4624,7 +4780,8 @@ function e_ErrorStopReason(v: any): boolean {
         if (!((x === null || e_Error(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4643,7 +4800,8 @@ function e_RequiresActionStateUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4658,7 +4816,8 @@ function e_UnknownStateUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4696,7 +4855,8 @@ function e_SubagentUpdate(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4731,7 +4891,8 @@ function e_SessionMessage(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4755,7 +4916,8 @@ function e_SessionMessageChunk(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4775,7 +4937,8 @@ function e_CompleteElicitationNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4798,7 +4961,8 @@ function e_AuthStatusUpdateNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4875,7 +5039,8 @@ function e_ClientRequest(v: any): boolean {
         if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4901,7 +5066,8 @@ function e_InitializeRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4937,7 +5103,8 @@ function e_ClientCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4958,7 +5125,8 @@ function e_FileSystemCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4982,7 +5150,8 @@ function e_ClientSessionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5005,7 +5174,8 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5020,7 +5190,8 @@ function e_BooleanConfigOptionCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5040,7 +5211,8 @@ function e_SubagentCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5055,7 +5227,8 @@ function e_PlanCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5073,7 +5246,8 @@ function e_AuthCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5094,7 +5268,8 @@ function e_ElicitationCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5109,7 +5284,8 @@ function e_ElicitationFormCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5124,7 +5300,8 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5144,7 +5321,8 @@ function e_AuthenticateRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5159,7 +5337,8 @@ function e_ListProvidersRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5190,7 +5369,8 @@ function e_SetProviderRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5210,7 +5390,8 @@ function e_DisableProviderRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5225,7 +5406,8 @@ function e_LogoutRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5240,7 +5422,8 @@ function e_AuthStatusRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5279,7 +5462,8 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5317,7 +5501,8 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5342,7 +5527,8 @@ function e_McpServerAcpVariant(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5381,7 +5567,8 @@ function e_HttpHeader(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5409,7 +5596,8 @@ function e_McpServerHttp(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5437,7 +5625,8 @@ function e_McpServerSse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5461,7 +5650,8 @@ function e_McpServerAcp(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5493,7 +5683,8 @@ function e_McpServerStdio(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 4;
@@ -5517,7 +5708,8 @@ function e_SystemPrompt(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5555,7 +5747,8 @@ function e_LoadSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5579,7 +5772,8 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5603,7 +5797,8 @@ function e_DeleteSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5636,7 +5831,8 @@ function e_ForkSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5656,7 +5852,8 @@ function e_ArchiveSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5676,7 +5873,8 @@ function e_UnarchiveSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5696,7 +5894,8 @@ function e_SessionStatusRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5720,7 +5919,8 @@ function e_SetSessionTitleRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5753,7 +5953,8 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5773,7 +5974,8 @@ function e_CloseSessionRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5797,7 +5999,8 @@ function e_SetSessionModeRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5868,7 +6071,8 @@ function e_PromptRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5916,7 +6120,8 @@ function e_ClientResponse_ClientResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5935,7 +6140,8 @@ function e_WriteTextFileResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5955,7 +6161,8 @@ function e_ReadTextFileResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5975,7 +6182,8 @@ function e_RequestPermissionResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5983,12 +6191,12 @@ function e_RequestPermissionResponse(v: any): boolean {
 
 function e_RequestPermissionOutcomeCancelled(v: any): boolean {
   for (const k in v) {
-    const x: any = v[k];
     switch (k) {
       case "outcome":
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6009,7 +6217,8 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6042,7 +6251,8 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6062,7 +6272,8 @@ function e_CreateTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6089,7 +6300,8 @@ function e_TerminalOutputResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6110,7 +6322,8 @@ function e_TerminalExitStatus(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6125,7 +6338,8 @@ function e_ReleaseTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6146,7 +6360,8 @@ function e_WaitForTerminalExitResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6161,7 +6376,8 @@ function e_KillTerminalResponse(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6240,7 +6456,8 @@ function e_ElicitationAcceptAction(v: any): boolean {
         if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6259,7 +6476,8 @@ function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6317,7 +6535,8 @@ function e_ClientNotification(v: any): boolean {
         if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6337,7 +6556,8 @@ function e_CancelNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6368,7 +6588,8 @@ function e_MessageMcpNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -6388,7 +6609,8 @@ function e_CancelRequestNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6423,7 +6645,8 @@ function e_ProxyRequest(v: any): boolean {
         if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6449,7 +6672,8 @@ function e_ProxySuccessorRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6481,7 +6705,8 @@ function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6522,7 +6747,8 @@ function e_ProxyNotification(v: any): boolean {
         if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6544,7 +6770,8 @@ function e_ProxySuccessorNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6553,427 +6780,547 @@ function e_ProxySuccessorNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return e_WriteTextFileRequest(value) ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
+  const exact = e_WriteTextFileRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return e_ReadTextFileRequest(value) ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
+  const exact = e_ReadTextFileRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return e_CreateTerminalRequest(value) ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
+  const exact = e_CreateTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return e_TerminalOutputRequest(value) ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
+  const exact = e_TerminalOutputRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return e_ReleaseTerminalRequest(value) ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
+  const exact = e_ReleaseTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return e_WaitForTerminalExitRequest(value) ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
+  const exact = e_WaitForTerminalExitRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return e_KillTerminalRequest(value) ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
+  const exact = e_KillTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return e_MessageMcpRequest(value) ? { ok: true, value: value as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
+  const exact = e_MessageMcpRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return e_McpServerAcpId(value) ? { ok: true, value: value as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
+  const exact = e_McpServerAcpId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return e_McpRequestId(value) ? { ok: true, value: value as T.McpRequestId } : tolerant.McpRequestId(value);
+  const exact = e_McpRequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -6983,1159 +7330,1488 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return e_SessionListCapabilities(value) ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
+  const exact = e_SessionListCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return e_SessionSystemPromptCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
+  const exact = e_SessionSystemPromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return e_SessionSystemPromptModeCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
+  const exact = e_SessionSystemPromptModeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return e_SessionSystemPromptOverrideCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
+  const exact = e_SessionSystemPromptOverrideCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return e_SessionForkCapabilities(value) ? { ok: true, value: value as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
+  const exact = e_SessionForkCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return e_SessionArchiveCapabilities(value) ? { ok: true, value: value as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
+  const exact = e_SessionArchiveCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return e_SessionStatusCapabilities(value) ? { ok: true, value: value as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
+  const exact = e_SessionStatusCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return e_SessionTitleCapabilities(value) ? { ok: true, value: value as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
+  const exact = e_SessionTitleCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return e_SessionResumeCapabilities(value) ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
+  const exact = e_SessionResumeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return e_SessionCloseCapabilities(value) ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
+  const exact = e_SessionCloseCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return e_AuthStatusCapabilities(value) ? { ok: true, value: value as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
+  const exact = e_AuthStatusCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return e_LogoutCapabilities(value) ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
+  const exact = e_LogoutCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return e_ProvidersCapabilities(value) ? { ok: true, value: value as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
+  const exact = e_ProvidersCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return e_AuthenticateResponse(value) ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
+  const exact = e_AuthenticateResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return e_ListProvidersResponse(value) ? { ok: true, value: value as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
+  const exact = e_ListProvidersResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return e_ProviderInfo(value) ? { ok: true, value: value as T.ProviderInfo } : tolerant.ProviderInfo(value);
+  const exact = e_ProviderInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
-  return e_ProviderId(value) ? { ok: true, value: value as T.ProviderId } : tolerant.ProviderId(value);
+  const exact = e_ProviderId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderId } : tolerant.ProviderId(value);
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return e_LlmProtocol(value) ? { ok: true, value: value as T.LlmProtocol } : tolerant.LlmProtocol(value);
+  const exact = e_LlmProtocol(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return e_ProviderCurrentConfig(value) ? { ok: true, value: value as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
+  const exact = e_ProviderCurrentConfig(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return e_SetProviderResponse(value) ? { ok: true, value: value as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
+  const exact = e_SetProviderResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return e_DisableProviderResponse(value) ? { ok: true, value: value as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
+  const exact = e_DisableProviderResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return e_LogoutResponse(value) ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
+  const exact = e_LogoutResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return e_AuthStatusResponse(value) ? { ok: true, value: value as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
+  const exact = e_AuthStatusResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
-  return e_AuthState(value) ? { ok: true, value: value as T.AuthState } : tolerant.AuthState(value);
+  const exact = e_AuthState(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthState } : tolerant.AuthState(value);
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return e_AuthAccount(value) ? { ok: true, value: value as T.AuthAccount } : tolerant.AuthAccount(value);
+  const exact = e_AuthAccount(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return e_SessionModeState(value) ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
+  const exact = e_SessionModeState(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return e_SessionModeId(value) ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
+  const exact = e_SessionModeId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
-  return e_SessionMode(value) ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
+  const exact = e_SessionMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return e_LoadSessionResponse(value) ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
+  const exact = e_LoadSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return e_ForkSessionResponse(value) ? { ok: true, value: value as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
+  const exact = e_ForkSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return e_ArchiveSessionResponse(value) ? { ok: true, value: value as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
+  const exact = e_ArchiveSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return e_UnarchiveSessionResponse(value) ? { ok: true, value: value as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
+  const exact = e_UnarchiveSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return e_SessionStatusResponse(value) ? { ok: true, value: value as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
+  const exact = e_SessionStatusResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return e_SessionStatus(value) ? { ok: true, value: value as T.SessionStatus } : tolerant.SessionStatus(value);
+  const exact = e_SessionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return e_SetSessionTitleResponse(value) ? { ok: true, value: value as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
+  const exact = e_SetSessionTitleResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return e_SetSessionModeResponse(value) ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
+  const exact = e_SetSessionModeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
-  return e_StopReason(value) ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
+  const exact = e_StopReason(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
-  return e_Usage(value) ? { ok: true, value: value as T.Usage } : tolerant.Usage(value);
+  const exact = e_Usage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Usage } : tolerant.Usage(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return e_SessionNotification(value) ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
+  const exact = e_SessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
-  return e_ToolCall(value) ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
+  const exact = e_ToolCall(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
-  return e_Plan(value) ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
+  const exact = e_Plan(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return e_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const exact = e_PlanUpdateContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  return e_PlanId(value) ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const exact = e_PlanId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  return e_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const exact = e_PlanItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
-  return e_PlanFile(value) ? { ok: true, value: value as T.PlanFile } : tolerant.PlanFile(value);
+  const exact = e_PlanFile(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanFile } : tolerant.PlanFile(value);
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return e_PlanMarkdown(value) ? { ok: true, value: value as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
+  const exact = e_PlanMarkdown(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return e_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const exact = e_PlanUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return e_PlanRemoved(value) ? { ok: true, value: value as T.PlanRemoved } : tolerant.PlanRemoved(value);
+  const exact = e_PlanRemoved(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return e_UnstructuredCommandInput(value) ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
+  const exact = e_UnstructuredCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return e_CurrentModeUpdate(value) ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
+  const exact = e_CurrentModeUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return e_SubagentSessionCapabilities(value) ? { ok: true, value: value as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
+  const exact = e_SubagentSessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return e_SessionCancelCapabilities(value) ? { ok: true, value: value as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
+  const exact = e_SessionCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return e_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const exact = e_StateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return e_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const exact = e_RunningStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return e_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const exact = e_ErrorStopReason(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return e_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const exact = e_IdleStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return e_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const exact = e_RequiresActionStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return e_UnknownStateUpdate(value) ? { ok: true, value: value as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
+  const exact = e_UnknownStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return e_SubagentUpdate(value) ? { ok: true, value: value as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
+  const exact = e_SubagentUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return e_SessionMessage(value) ? { ok: true, value: value as T.SessionMessage } : tolerant.SessionMessage(value);
+  const exact = e_SessionMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return e_SessionMessageChunk(value) ? { ok: true, value: value as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
+  const exact = e_SessionMessageChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return e_AuthStatusUpdateNotification(value) ? { ok: true, value: value as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
+  const exact = e_AuthStatusUpdateNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return e_FileSystemCapabilities(value) ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
+  const exact = e_FileSystemCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return e_ClientSessionCapabilities(value) ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
+  const exact = e_ClientSessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return e_CompactionCapabilities(value) ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
+  const exact = e_CompactionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return e_SessionConfigOptionsCapabilities(value) ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
+  const exact = e_SessionConfigOptionsCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return e_BooleanConfigOptionCapabilities(value) ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
+  const exact = e_BooleanConfigOptionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return e_NoticeCapabilities(value) ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
+  const exact = e_NoticeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
 /**
- * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
-  return e_SubagentCapabilities(value) ? { ok: true, value: value as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
+  const exact = e_SubagentCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
 }
 
 /**
- * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
-  return e_PlanCapabilities(value) ? { ok: true, value: value as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
+  const exact = e_PlanCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return e_AuthCapabilities(value) ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
+  const exact = e_AuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return e_AuthenticateRequest(value) ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
+  const exact = e_AuthenticateRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return e_ListProvidersRequest(value) ? { ok: true, value: value as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
+  const exact = e_ListProvidersRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return e_SetProviderRequest(value) ? { ok: true, value: value as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
+  const exact = e_SetProviderRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return e_DisableProviderRequest(value) ? { ok: true, value: value as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
+  const exact = e_DisableProviderRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return e_LogoutRequest(value) ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
+  const exact = e_LogoutRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return e_AuthStatusRequest(value) ? { ok: true, value: value as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
+  const exact = e_AuthStatusRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return e_McpServerSse(value) ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
+  const exact = e_McpServerSse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return e_McpServerAcp(value) ? { ok: true, value: value as T.McpServerAcp } : tolerant.McpServerAcp(value);
+  const exact = e_McpServerAcp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return e_SystemPrompt(value) ? { ok: true, value: value as T.SystemPrompt } : tolerant.SystemPrompt(value);
+  const exact = e_SystemPrompt(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return e_SystemPromptMode(value) ? { ok: true, value: value as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
+  const exact = e_SystemPromptMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return e_LoadSessionRequest(value) ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
+  const exact = e_LoadSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return e_SessionArchiveFilter(value) ? { ok: true, value: value as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
+  const exact = e_SessionArchiveFilter(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return e_ForkSessionRequest(value) ? { ok: true, value: value as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
+  const exact = e_ForkSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return e_ArchiveSessionRequest(value) ? { ok: true, value: value as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
+  const exact = e_ArchiveSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return e_UnarchiveSessionRequest(value) ? { ok: true, value: value as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
+  const exact = e_UnarchiveSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return e_SessionStatusRequest(value) ? { ok: true, value: value as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
+  const exact = e_SessionStatusRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return e_SetSessionTitleRequest(value) ? { ok: true, value: value as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
+  const exact = e_SetSessionTitleRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return e_SetSessionModeRequest(value) ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
+  const exact = e_SetSessionModeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -8145,179 +8821,228 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return e_WriteTextFileResponse(value) ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
+  const exact = e_WriteTextFileResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return e_ReadTextFileResponse(value) ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
+  const exact = e_ReadTextFileResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return e_CreateTerminalResponse(value) ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
+  const exact = e_CreateTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return e_TerminalOutputResponse(value) ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
+  const exact = e_TerminalOutputResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return e_ReleaseTerminalResponse(value) ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
+  const exact = e_ReleaseTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return e_WaitForTerminalExitResponse(value) ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
+  const exact = e_WaitForTerminalExitResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return e_KillTerminalResponse(value) ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
+  const exact = e_KillTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return e_MessageMcpResponse(value) ? { ok: true, value: value as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
+  const exact = e_MessageMcpResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
-  return e_McpError(value) ? { ok: true, value: value as T.McpError } : tolerant.McpError(value);
+  const exact = e_McpError(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpError } : tolerant.McpError(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return e_CancelNotification(value) ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
+  const exact = e_CancelNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return e_MessageMcpNotification(value) ? { ok: true, value: value as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
+  const exact = e_MessageMcpNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return e_ProxyRequest(value) ? { ok: true, value: value as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  const exact = e_ProxyRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return e_InitializeProxyRequest(value) ? { ok: true, value: value as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
+  const exact = e_InitializeProxyRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return e_ProxySuccessorRequest(value) ? { ok: true, value: value as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
+  const exact = e_ProxySuccessorRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return e_ProxyResponse(value) ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  const exact = e_ProxyResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   let exact: boolean;
@@ -8327,40 +9052,50 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return e_InitializeProxyResponse(value) ? { ok: true, value: value as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
+  const exact = e_InitializeProxyResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return e_ProxySuccessorResponse(value) ? { ok: true, value: value as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
+  const exact = e_ProxySuccessorResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return e_ProxyNotification(value) ? { ok: true, value: value as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  const exact = e_ProxyNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return e_ProxySuccessorNotification(value) ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+  const exact = e_ProxySuccessorNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {

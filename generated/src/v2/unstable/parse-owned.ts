@@ -5,8 +5,10 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
+ * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
+ * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
+ * properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -49,7 +51,8 @@ function e_AgentRequest(v: any): boolean {
         if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -103,7 +106,8 @@ function e_RequestPermissionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -128,7 +132,8 @@ function e_RequestPermissionSubjectToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -159,7 +164,8 @@ function e_RequestPermissionSubjectCommand(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -239,7 +245,8 @@ function e_ToolCallUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -272,7 +279,8 @@ function e_ToolCallContentContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -305,7 +313,8 @@ function e_ToolCallContentDiff(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -326,7 +335,8 @@ function e_ToolCallContentTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -365,7 +375,8 @@ function e_ContentBlockText(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -396,7 +407,8 @@ function e_ContentBlockImage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -424,7 +436,8 @@ function e_ContentBlockAudio(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -476,7 +489,8 @@ function e_ContentBlockResourceLink(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -500,7 +514,8 @@ function e_ContentBlockResource(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -552,7 +567,8 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -579,7 +595,8 @@ function e_TextContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -613,7 +630,8 @@ function e_ImageContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -640,7 +658,8 @@ function e_AudioContent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -669,7 +688,8 @@ function e_Icon(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -715,7 +735,8 @@ function e_ResourceLink(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -746,7 +767,8 @@ function e_TextResourceContents(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -773,7 +795,8 @@ function e_BlobResourceContents(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -796,7 +819,8 @@ function e_EmbeddedResource(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -816,7 +840,8 @@ function e_Content(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -923,7 +948,8 @@ function e_DiffPathChange(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -944,7 +970,8 @@ function e_DiffPathPairChange(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -968,7 +995,8 @@ function e_DiffPatch(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -995,7 +1023,8 @@ function e_Diff(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1019,7 +1048,8 @@ function e_Terminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1042,7 +1072,8 @@ function e_ToolCallLocation(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1060,7 +1091,8 @@ function e_ToolCallCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1075,7 +1107,8 @@ function e_ToolCallCancelCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1095,7 +1128,8 @@ function e_ToolCallPermissionSubject(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1125,7 +1159,8 @@ function e_CommandPermissionSubject(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1153,7 +1188,8 @@ function e_PermissionOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -1263,7 +1299,8 @@ function e_ElicitationSessionScope(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1280,7 +1317,8 @@ function e_ElicitationRequestScope(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1322,7 +1360,8 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1378,7 +1417,8 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1409,7 +1449,8 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1440,7 +1481,8 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1465,7 +1507,8 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1501,7 +1544,8 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1551,7 +1595,8 @@ function e_EnumOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1593,7 +1638,8 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1623,7 +1669,8 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1653,7 +1700,8 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1677,7 +1725,8 @@ function e_BooleanPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -1698,7 +1747,8 @@ function e_MultiSelectItemsString(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1729,7 +1779,8 @@ function e_StringMultiSelectItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1749,7 +1800,8 @@ function e_TitledMultiSelectItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1784,7 +1836,8 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -1827,7 +1880,8 @@ function e_MessageMcpRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -1909,7 +1963,8 @@ function e_AgentResponse_AgentResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1952,7 +2007,8 @@ function e_InitializeResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -1983,7 +2039,8 @@ function e_Implementation(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2007,7 +2064,8 @@ function e_AgentCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2049,7 +2107,8 @@ function e_SessionCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2073,7 +2132,8 @@ function e_PromptCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2088,7 +2148,8 @@ function e_PromptImageCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2103,7 +2164,8 @@ function e_PromptAudioCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2118,7 +2180,8 @@ function e_PromptEmbeddedContextCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2142,7 +2205,8 @@ function e_McpCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2157,7 +2221,8 @@ function e_McpStdioCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2172,7 +2237,8 @@ function e_McpHttpCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2187,7 +2253,8 @@ function e_McpAcpCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2202,7 +2269,8 @@ function e_SessionDeleteCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2217,7 +2285,8 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2235,7 +2304,8 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2253,7 +2323,8 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2268,7 +2339,8 @@ function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2283,7 +2355,8 @@ function e_SessionForkCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2298,7 +2371,8 @@ function e_SessionArchiveCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2313,7 +2387,8 @@ function e_SessionStatusCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2328,7 +2403,8 @@ function e_SessionTitleCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2346,7 +2422,8 @@ function e_AgentAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2361,7 +2438,8 @@ function e_AuthStatusCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2376,7 +2454,8 @@ function e_ProvidersCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2419,7 +2498,8 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2447,7 +2527,8 @@ function e_AuthMethodAgentVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2497,7 +2578,8 @@ function e_EnvVariable(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2530,7 +2612,8 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2557,7 +2640,8 @@ function e_AuthMethodAgent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2572,7 +2656,8 @@ function e_LoginAuthResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2601,7 +2686,8 @@ function e_ListProvidersResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2632,7 +2718,8 @@ function e_ProviderInfo(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -2664,7 +2751,8 @@ function e_ProviderCurrentConfig(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2679,7 +2767,8 @@ function e_SetProviderResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2694,7 +2783,8 @@ function e_DisableProviderResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2709,7 +2799,8 @@ function e_LogoutAuthResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -2741,7 +2832,8 @@ function e_AuthStatusResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2777,7 +2869,8 @@ function e_AuthAccount(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2821,7 +2914,8 @@ function e_NewSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -2959,7 +3053,8 @@ function e_SessionConfigSelectOption(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -2987,7 +3082,8 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3012,7 +3108,8 @@ function e_SessionConfigSelect(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3029,7 +3126,8 @@ function e_SessionConfigBoolean(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3057,7 +3155,8 @@ function e_AvailableCommandCommand(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3098,7 +3197,8 @@ function e_AvailableCommandInputText(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3129,7 +3229,8 @@ function e_TextCommandInput(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3156,7 +3257,8 @@ function e_Command(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3188,7 +3290,8 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3224,7 +3327,8 @@ function e_SessionInfo(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3243,7 +3347,8 @@ function e_DeleteSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3269,7 +3374,8 @@ function e_ForkSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3284,7 +3390,8 @@ function e_ArchiveSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3299,7 +3406,8 @@ function e_UnarchiveSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3322,7 +3430,8 @@ function e_SessionStatusResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3354,7 +3463,8 @@ function e_StateUpdateRunning(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3462,7 +3572,8 @@ function e_BackgroundWorkToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3483,7 +3594,8 @@ function e_BackgroundWorkSubagent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3518,7 +3630,8 @@ function e_BackgroundTerminal(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3538,7 +3651,8 @@ function e_BackgroundToolCall(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3558,7 +3672,8 @@ function e_BackgroundSubagent(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3576,7 +3691,8 @@ function e_RunningStateUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3600,7 +3716,8 @@ function e_Error(v: any): boolean {
         if (!((x === null || e_ErrorData(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3641,7 +3758,8 @@ function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3661,7 +3779,8 @@ function e_SessionNotFoundErrorData(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3676,7 +3795,8 @@ function e_ErrorStopReason(v: any): boolean {
         if (!((x === null || e_Error(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3713,7 +3833,8 @@ function e_Usage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -3735,7 +3856,8 @@ function e_RequiresActionStateUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3753,7 +3875,8 @@ function e_UnknownStateUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3773,7 +3896,8 @@ function e_SetSessionTitleResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3794,7 +3918,8 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3809,7 +3934,8 @@ function e_CloseSessionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3824,7 +3950,8 @@ function e_CancelToolCallResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3839,7 +3966,8 @@ function e_CancelTerminalResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -3859,7 +3987,8 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3879,7 +4008,8 @@ function e_PromptResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3920,7 +4050,8 @@ function e_AgentNotification(v: any): boolean {
         if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -3944,7 +4075,8 @@ function e_UpdateSessionNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -3969,7 +4101,8 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4002,7 +4135,8 @@ function e_SessionUpdateUserMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4112,7 +4246,8 @@ function e_SessionUpdateToolCallContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4158,7 +4293,8 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4197,7 +4333,8 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4222,7 +4359,8 @@ function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4243,7 +4381,8 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4264,7 +4403,8 @@ function e_SessionUpdatePlanRemoved(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4285,7 +4425,8 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4306,7 +4447,8 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4328,7 +4470,8 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4356,7 +4499,8 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4384,7 +4528,8 @@ function e_SessionUpdateNotice(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4415,7 +4560,8 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4440,7 +4586,8 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4479,7 +4626,8 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4515,7 +4663,8 @@ function e_SessionUpdateSessionMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4594,7 +4743,8 @@ function e_ContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4617,7 +4767,8 @@ function e_UserMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4640,7 +4791,8 @@ function e_AgentMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4663,7 +4815,8 @@ function e_AgentThought(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4687,7 +4840,8 @@ function e_ToolCallContentChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4707,7 +4861,8 @@ function e_TerminalOutput(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4728,7 +4883,8 @@ function e_TerminalExitStatus(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4752,7 +4908,8 @@ function e_TerminalSize(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4770,7 +4927,8 @@ function e_TerminalCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4785,7 +4943,8 @@ function e_TerminalCancelCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -4823,7 +4982,8 @@ function e_TerminalUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -4847,7 +5007,8 @@ function e_TerminalOutputChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4881,7 +5042,8 @@ function e_PlanUpdateContentItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4906,7 +5068,8 @@ function e_PlanUpdateContentFile(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4931,7 +5094,8 @@ function e_PlanUpdateContentMarkdown(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -4985,7 +5149,8 @@ function e_PlanEntry(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5017,7 +5182,8 @@ function e_PlanItems(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5041,7 +5207,8 @@ function e_PlanFile(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5065,7 +5232,8 @@ function e_PlanMarkdown(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5085,7 +5253,8 @@ function e_PlanUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5105,7 +5274,8 @@ function e_PlanRemoved(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5125,7 +5295,8 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5145,7 +5316,8 @@ function e_ConfigOptionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5166,7 +5338,8 @@ function e_SessionInfoUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5190,7 +5363,8 @@ function e_Cost(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5217,7 +5391,8 @@ function e_UsageUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5248,7 +5423,8 @@ function e_Notice(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5286,7 +5462,8 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5310,7 +5487,8 @@ function e_CompactionSummaryChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5328,7 +5506,8 @@ function e_SubagentSessionCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5343,7 +5522,8 @@ function e_SessionCancelCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5381,7 +5561,8 @@ function e_SubagentUpdate(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5416,7 +5597,8 @@ function e_SessionMessage(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5440,7 +5622,8 @@ function e_SessionMessageChunk(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5460,7 +5643,8 @@ function e_CompleteElicitationNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5483,7 +5667,8 @@ function e_AuthStatusUpdateNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5560,7 +5745,8 @@ function e_ClientRequest(v: any): boolean {
         if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5587,7 +5773,8 @@ function e_InitializeRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5608,7 +5795,8 @@ function e_ClientCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5626,7 +5814,8 @@ function e_ClientAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5641,7 +5830,8 @@ function e_TerminalAuthCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5662,7 +5852,8 @@ function e_ElicitationCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5677,7 +5868,8 @@ function e_ElicitationFormCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5692,7 +5884,8 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5712,7 +5905,8 @@ function e_LoginAuthRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5727,7 +5921,8 @@ function e_ListProvidersRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5767,7 +5962,8 @@ function e_SetProviderRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -5787,7 +5983,8 @@ function e_DisableProviderRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5802,7 +5999,8 @@ function e_LogoutAuthRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5817,7 +6015,8 @@ function e_AuthStatusRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -5855,7 +6054,8 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -5892,7 +6092,8 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5917,7 +6118,8 @@ function e_McpServerAcpVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5948,7 +6150,8 @@ function e_McpServerStdioVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -5987,7 +6190,8 @@ function e_HttpHeader(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6014,7 +6218,8 @@ function e_McpServerHttp(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6038,7 +6243,8 @@ function e_McpServerAcp(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6068,7 +6274,8 @@ function e_McpServerStdio(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6092,7 +6299,8 @@ function e_SystemPrompt(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6120,7 +6328,8 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6144,7 +6353,8 @@ function e_DeleteSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6177,7 +6387,8 @@ function e_ForkSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6197,7 +6408,8 @@ function e_ArchiveSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6217,7 +6429,8 @@ function e_UnarchiveSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6237,7 +6450,8 @@ function e_SessionStatusRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6261,7 +6475,8 @@ function e_SetSessionTitleRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6297,7 +6512,8 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6313,7 +6529,8 @@ function e_ReplayFromStartVariant(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6339,7 +6556,8 @@ function e_ReplayFromStart(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6359,7 +6577,8 @@ function e_CloseSessionRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6383,7 +6602,8 @@ function e_CancelToolCallRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6407,7 +6627,8 @@ function e_CancelTerminalRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6497,7 +6718,8 @@ function e_PromptRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6531,7 +6753,8 @@ function e_ClientResponse_ClientResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6555,7 +6778,8 @@ function e_RequestPermissionResponse(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6571,7 +6795,8 @@ function e_RequestPermissionOutcomeCancelled(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6592,7 +6817,8 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6620,7 +6846,8 @@ function e_CancelledPermissionOutcome(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6640,7 +6867,8 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6719,7 +6947,8 @@ function e_ElicitationAcceptAction(v: any): boolean {
         if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return true;
@@ -6738,7 +6967,8 @@ function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6796,7 +7026,8 @@ function e_ClientNotification(v: any): boolean {
         if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6816,7 +7047,8 @@ function e_CancelSessionNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6847,7 +7079,8 @@ function e_MessageMcpNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 3;
@@ -6867,7 +7100,8 @@ function e_CancelRequestNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6902,7 +7136,8 @@ function e_ProxyRequest(v: any): boolean {
         if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -6928,7 +7163,8 @@ function e_ProxySuccessorRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -6960,7 +7196,8 @@ function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
         r++;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 2;
@@ -7001,7 +7238,8 @@ function e_ProxyNotification(v: any): boolean {
         if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -7023,7 +7261,8 @@ function e_ProxySuccessorNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       default:
-        return false;
+        rt.noteUnknown(v, k);
+        break;
     }
   }
   return r === 1;
@@ -7032,476 +7271,610 @@ function e_ProxySuccessorNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
-  return e_RequestPermissionSubject(value) ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
+  const exact = e_RequestPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
-  return e_MediaType(value) ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
+  const exact = e_MediaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
-  return e_Icon(value) ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
+  const exact = e_Icon(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
-  return e_IconTheme(value) ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
+  const exact = e_IconTheme(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
-  return e_DiffChange(value) ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
+  const exact = e_DiffChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
-  return e_DiffFileType(value) ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
+  const exact = e_DiffFileType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
-  return e_AbsolutePath(value) ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
+  const exact = e_AbsolutePath(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
-  return e_DiffPathChange(value) ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
+  const exact = e_DiffPathChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
-  return e_DiffPathPairChange(value) ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
+  const exact = e_DiffPathPairChange(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
-  return e_DiffPatch(value) ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
+  const exact = e_DiffPatch(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
-  return e_DiffPatchFormat(value) ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
+  const exact = e_DiffPatchFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
-  return e_ToolCallCapabilities(value) ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
+  const exact = e_ToolCallCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
-  return e_ToolCallCancelCapabilities(value) ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
+  const exact = e_ToolCallCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
-  return e_ToolCallPermissionSubject(value) ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
+  const exact = e_ToolCallPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
-  return e_CommandPermissionSubject(value) ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
+  const exact = e_CommandPermissionSubject(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return e_MessageMcpRequest(value) ? { ok: true, value: value as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
+  const exact = e_MessageMcpRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return e_McpServerAcpId(value) ? { ok: true, value: value as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
+  const exact = e_McpServerAcpId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return e_McpRequestId(value) ? { ok: true, value: value as T.McpRequestId } : tolerant.McpRequestId(value);
+  const exact = e_McpRequestId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -7511,1229 +7884,1578 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
-  return e_PromptImageCapabilities(value) ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
+  const exact = e_PromptImageCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
-  return e_PromptAudioCapabilities(value) ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
+  const exact = e_PromptAudioCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
-  return e_PromptEmbeddedContextCapabilities(value) ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
+  const exact = e_PromptEmbeddedContextCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
-  return e_McpStdioCapabilities(value) ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
+  const exact = e_McpStdioCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
-  return e_McpHttpCapabilities(value) ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
+  const exact = e_McpHttpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
 /**
- * `parse.McpAcpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpAcpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilities> {
-  return e_McpAcpCapabilities(value) ? { ok: true, value: value as T.McpAcpCapabilities } : tolerant.McpAcpCapabilities(value);
+  const exact = e_McpAcpCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpAcpCapabilities } : tolerant.McpAcpCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return e_SessionSystemPromptCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
+  const exact = e_SessionSystemPromptCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return e_SessionSystemPromptModeCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
+  const exact = e_SessionSystemPromptModeCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return e_SessionSystemPromptOverrideCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
+  const exact = e_SessionSystemPromptOverrideCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return e_SessionForkCapabilities(value) ? { ok: true, value: value as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
+  const exact = e_SessionForkCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return e_SessionArchiveCapabilities(value) ? { ok: true, value: value as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
+  const exact = e_SessionArchiveCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return e_SessionStatusCapabilities(value) ? { ok: true, value: value as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
+  const exact = e_SessionStatusCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return e_SessionTitleCapabilities(value) ? { ok: true, value: value as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
+  const exact = e_SessionTitleCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return e_AuthStatusCapabilities(value) ? { ok: true, value: value as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
+  const exact = e_AuthStatusCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return e_ProvidersCapabilities(value) ? { ok: true, value: value as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
+  const exact = e_ProvidersCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
-  return e_LoginAuthResponse(value) ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
+  const exact = e_LoginAuthResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return e_ListProvidersResponse(value) ? { ok: true, value: value as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
+  const exact = e_ListProvidersResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return e_ProviderInfo(value) ? { ok: true, value: value as T.ProviderInfo } : tolerant.ProviderInfo(value);
+  const exact = e_ProviderInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
-  return e_ProviderId(value) ? { ok: true, value: value as T.ProviderId } : tolerant.ProviderId(value);
+  const exact = e_ProviderId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderId } : tolerant.ProviderId(value);
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return e_LlmProtocol(value) ? { ok: true, value: value as T.LlmProtocol } : tolerant.LlmProtocol(value);
+  const exact = e_LlmProtocol(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return e_ProviderCurrentConfig(value) ? { ok: true, value: value as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
+  const exact = e_ProviderCurrentConfig(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return e_SetProviderResponse(value) ? { ok: true, value: value as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
+  const exact = e_SetProviderResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return e_DisableProviderResponse(value) ? { ok: true, value: value as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
+  const exact = e_DisableProviderResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
-  return e_LogoutAuthResponse(value) ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
+  const exact = e_LogoutAuthResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return e_AuthStatusResponse(value) ? { ok: true, value: value as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
+  const exact = e_AuthStatusResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
-  return e_AuthState(value) ? { ok: true, value: value as T.AuthState } : tolerant.AuthState(value);
+  const exact = e_AuthState(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthState } : tolerant.AuthState(value);
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return e_AuthAccount(value) ? { ok: true, value: value as T.AuthAccount } : tolerant.AuthAccount(value);
+  const exact = e_AuthAccount(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
-  return e_TextCommandInput(value) ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
+  const exact = e_TextCommandInput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
-  return e_Command(value) ? { ok: true, value: value as T.Command } : tolerant.Command(value);
+  const exact = e_Command(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Command } : tolerant.Command(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
-  return e_SessionListCursor(value) ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
+  const exact = e_SessionListCursor(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return e_ForkSessionResponse(value) ? { ok: true, value: value as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
+  const exact = e_ForkSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return e_ArchiveSessionResponse(value) ? { ok: true, value: value as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
+  const exact = e_ArchiveSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return e_UnarchiveSessionResponse(value) ? { ok: true, value: value as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
+  const exact = e_UnarchiveSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return e_SessionStatusResponse(value) ? { ok: true, value: value as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
+  const exact = e_SessionStatusResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return e_SessionStatus(value) ? { ok: true, value: value as T.SessionStatus } : tolerant.SessionStatus(value);
+  const exact = e_SessionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return e_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const exact = e_StateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
-  return e_BackgroundWork(value) ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
+  const exact = e_BackgroundWork(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
-  return e_BackgroundTerminal(value) ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
+  const exact = e_BackgroundTerminal(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
-  return e_BackgroundToolCall(value) ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
+  const exact = e_BackgroundToolCall(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
 /**
- * `parse.BackgroundSubagent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundSubagent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_BackgroundSubagent(value: unknown): Result<T.BackgroundSubagent> {
-  return e_BackgroundSubagent(value) ? { ok: true, value: value as T.BackgroundSubagent } : tolerant.BackgroundSubagent(value);
+  const exact = e_BackgroundSubagent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.BackgroundSubagent } : tolerant.BackgroundSubagent(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return e_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const exact = e_RunningStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
-  return e_ErrorData(value) ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
+  const exact = e_ErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
-  return e_UnsupportedProtocolVersionErrorData(value) ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
+  const exact = e_UnsupportedProtocolVersionErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
-  return e_SessionNotFoundErrorData(value) ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
+  const exact = e_SessionNotFoundErrorData(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return e_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const exact = e_ErrorStopReason(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
-  return e_Usage(value) ? { ok: true, value: value as T.Usage } : tolerant.Usage(value);
+  const exact = e_Usage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Usage } : tolerant.Usage(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return e_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const exact = e_IdleStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return e_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const exact = e_RequiresActionStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return e_UnknownStateUpdate(value) ? { ok: true, value: value as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
+  const exact = e_UnknownStateUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return e_SetSessionTitleResponse(value) ? { ok: true, value: value as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
+  const exact = e_SetSessionTitleResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
-  return e_CancelToolCallResponse(value) ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
+  const exact = e_CancelToolCallResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
-  return e_CancelTerminalResponse(value) ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
+  const exact = e_CancelTerminalResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
-  return e_UpdateSessionNotification(value) ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
+  const exact = e_UpdateSessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
-  return e_UserMessage(value) ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
+  const exact = e_UserMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
-  return e_AgentMessage(value) ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
+  const exact = e_AgentMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
-  return e_AgentThought(value) ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
+  const exact = e_AgentThought(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
-  return e_ToolCallContentChunk(value) ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
+  const exact = e_ToolCallContentChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
-  return e_TerminalOutput(value) ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
+  const exact = e_TerminalOutput(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
-  return e_TerminalSize(value) ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
+  const exact = e_TerminalSize(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
-  return e_TerminalCapabilities(value) ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
+  const exact = e_TerminalCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
-  return e_TerminalCancelCapabilities(value) ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
+  const exact = e_TerminalCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
-  return e_TerminalUpdate(value) ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
+  const exact = e_TerminalUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
-  return e_TerminalOutputChunk(value) ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
+  const exact = e_TerminalOutputChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return e_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const exact = e_PlanUpdateContent(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  return e_PlanId(value) ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const exact = e_PlanId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  return e_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const exact = e_PlanItems(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
-  return e_PlanFile(value) ? { ok: true, value: value as T.PlanFile } : tolerant.PlanFile(value);
+  const exact = e_PlanFile(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanFile } : tolerant.PlanFile(value);
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return e_PlanMarkdown(value) ? { ok: true, value: value as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
+  const exact = e_PlanMarkdown(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return e_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const exact = e_PlanUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return e_PlanRemoved(value) ? { ok: true, value: value as T.PlanRemoved } : tolerant.PlanRemoved(value);
+  const exact = e_PlanRemoved(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return e_SubagentSessionCapabilities(value) ? { ok: true, value: value as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
+  const exact = e_SubagentSessionCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return e_SessionCancelCapabilities(value) ? { ok: true, value: value as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
+  const exact = e_SessionCancelCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return e_SubagentUpdate(value) ? { ok: true, value: value as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
+  const exact = e_SubagentUpdate(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return e_SessionMessage(value) ? { ok: true, value: value as T.SessionMessage } : tolerant.SessionMessage(value);
+  const exact = e_SessionMessage(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return e_SessionMessageChunk(value) ? { ok: true, value: value as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
+  const exact = e_SessionMessageChunk(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return e_AuthStatusUpdateNotification(value) ? { ok: true, value: value as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
+  const exact = e_AuthStatusUpdateNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
-  return e_ClientAuthCapabilities(value) ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
+  const exact = e_ClientAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
-  return e_TerminalAuthCapabilities(value) ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
+  const exact = e_TerminalAuthCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
-  return e_LoginAuthRequest(value) ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
+  const exact = e_LoginAuthRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return e_ListProvidersRequest(value) ? { ok: true, value: value as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
+  const exact = e_ListProvidersRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return e_SetProviderRequest(value) ? { ok: true, value: value as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
+  const exact = e_SetProviderRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return e_DisableProviderRequest(value) ? { ok: true, value: value as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
+  const exact = e_DisableProviderRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
-  return e_LogoutAuthRequest(value) ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
+  const exact = e_LogoutAuthRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return e_AuthStatusRequest(value) ? { ok: true, value: value as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
+  const exact = e_AuthStatusRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return e_McpServerAcp(value) ? { ok: true, value: value as T.McpServerAcp } : tolerant.McpServerAcp(value);
+  const exact = e_McpServerAcp(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return e_SystemPrompt(value) ? { ok: true, value: value as T.SystemPrompt } : tolerant.SystemPrompt(value);
+  const exact = e_SystemPrompt(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return e_SystemPromptMode(value) ? { ok: true, value: value as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
+  const exact = e_SystemPromptMode(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return e_SessionArchiveFilter(value) ? { ok: true, value: value as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
+  const exact = e_SessionArchiveFilter(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return e_ForkSessionRequest(value) ? { ok: true, value: value as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
+  const exact = e_ForkSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return e_ArchiveSessionRequest(value) ? { ok: true, value: value as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
+  const exact = e_ArchiveSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return e_UnarchiveSessionRequest(value) ? { ok: true, value: value as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
+  const exact = e_UnarchiveSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return e_SessionStatusRequest(value) ? { ok: true, value: value as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
+  const exact = e_SessionStatusRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return e_SetSessionTitleRequest(value) ? { ok: true, value: value as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
+  const exact = e_SetSessionTitleRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
-  return e_ReplayFrom(value) ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
+  const exact = e_ReplayFrom(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
-  return e_ReplayFromStart(value) ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
+  const exact = e_ReplayFromStart(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
-  return e_CancelToolCallRequest(value) ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
+  const exact = e_CancelToolCallRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
-  return e_CancelTerminalRequest(value) ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
+  const exact = e_CancelTerminalRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -8743,130 +9465,165 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
-  return e_CancelledPermissionOutcome(value) ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
+  const exact = e_CancelledPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return e_MessageMcpResponse(value) ? { ok: true, value: value as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
+  const exact = e_MessageMcpResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
-  return e_McpError(value) ? { ok: true, value: value as T.McpError } : tolerant.McpError(value);
+  const exact = e_McpError(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.McpError } : tolerant.McpError(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
-  return e_CancelSessionNotification(value) ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
+  const exact = e_CancelSessionNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return e_MessageMcpNotification(value) ? { ok: true, value: value as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
+  const exact = e_MessageMcpNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return e_ProxyRequest(value) ? { ok: true, value: value as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  const exact = e_ProxyRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return e_InitializeProxyRequest(value) ? { ok: true, value: value as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
+  const exact = e_InitializeProxyRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return e_ProxySuccessorRequest(value) ? { ok: true, value: value as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
+  const exact = e_ProxySuccessorRequest(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return e_ProxyResponse(value) ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  const exact = e_ProxyResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   let exact: boolean;
@@ -8876,40 +9633,50 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
   } finally {
     askedMethod = undefined;
   }
+  rt.settleUnknown(exact);
   return exact ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return e_InitializeProxyResponse(value) ? { ok: true, value: value as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
+  const exact = e_InitializeProxyResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return e_ProxySuccessorResponse(value) ? { ok: true, value: value as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
+  const exact = e_ProxySuccessorResponse(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return e_ProxyNotification(value) ? { ok: true, value: value as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  const exact = e_ProxyNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return e_ProxySuccessorNotification(value) ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+  const exact = e_ProxySuccessorNotification(value);
+  rt.settleUnknown(exact);
+  return exact ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
