@@ -325,6 +325,7 @@ export function noteUnknown(value: object, key: string): void {
  * key as it removes any other (S34).
  */
 export function settleUnknown(drop: boolean): void {
+  if (unknownKeys.length === 0) return; // the common case; setting `length` is a runtime call
   if (drop) for (let i = 0; i < unknownKeys.length; i += 2) delete (unknownKeys[i] as Record<string, unknown>)[unknownKeys[i + 1] as string];
   unknownKeys.length = 0;
 }
