@@ -4,8 +4,10 @@
  * `JSON.parse` just made of a JSON-RPC line: when the tolerant parser would
  * return that tree with at most unknown properties dropped (every value fits,
  * nothing to forgive), it deletes those properties in place and returns the
- * tree, with no copy; otherwise `parse.X` runs on the untouched value, so the
- * result always equals `parse.X(value)` (keys in wire order).
+ * tree, with no copy (unknown keys of the top object itself, such as a line's
+ * `jsonrpc`, give a fresh top object holding its other members: cheaper than a
+ * `delete`); otherwise `parse.X` runs on the untouched value, so the result
+ * always equals `parse.X(value)` (keys in wire order).
  *
  * The generated `e_X(v)` says "parse.X(v) would equal v, less the unknown keys
  * it noted". It mirrors the parser's choices (tags, first-decoding
@@ -34,10 +36,11 @@ const MODULE_DOC = [
   "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
   "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-  "at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise",
-  "`value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object",
-  "in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own",
-  "properties and stay plain data (S34).",
+  "at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown",
+  "keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other",
+  "members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
+  "a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by",
+  "`JSON.parse` are own properties and stay plain data (S34).",
   "",
   "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
   "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
@@ -67,25 +70,25 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself, unknown properties deleted, when nothing else changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
       code`const exact = ${name(`e_${def.name}`)}(value);`,
-      code`rt.settleUnknown(exact);`,
-      code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(def.name)}(value);`,
+      code`const kept = rt.settleUnknown(exact, value);`,
+      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(def.name)}(value);`,
     ])}`;
   }
 
   protected askingWrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself, unknown properties deleted, when nothing else changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
       code`let exact: boolean;`,
       ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
-      code`rt.settleUnknown(exact);`,
-      code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
+      code`const kept = rt.settleUnknown(exact, value);`,
+      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
     ])}`;
   }
 

@@ -5,10 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
- * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
- * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
- * properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
+ * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
+ * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
+ * `JSON.parse` are own properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -4901,520 +4902,520 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   const exact = e_AgentRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   const exact = e_RequestId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   const exact = e_WriteTextFileRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   const exact = e_SessionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   const exact = e_ReadTextFileRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   const exact = e_RequestPermissionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   const exact = e_ToolCallUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   const exact = e_ToolCallId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   const exact = e_ToolKind(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   const exact = e_ToolCallStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   const exact = e_ToolCallContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   const exact = e_ContentBlock(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   const exact = e_Annotations(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   const exact = e_Role(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   const exact = e_TextContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   const exact = e_ImageContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   const exact = e_AudioContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   const exact = e_ResourceLink(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   const exact = e_EmbeddedResourceResource(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   const exact = e_TextResourceContents(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   const exact = e_BlobResourceContents(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   const exact = e_EmbeddedResource(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   const exact = e_Content(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   const exact = e_Diff(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   const exact = e_TerminalId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   const exact = e_Terminal(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   const exact = e_ToolCallLocation(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   const exact = e_PermissionOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   const exact = e_PermissionOptionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   const exact = e_PermissionOptionKind(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   const exact = e_CreateTerminalRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   const exact = e_EnvVariable(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   const exact = e_TerminalOutputRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   const exact = e_ReleaseTerminalRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   const exact = e_WaitForTerminalExitRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   const exact = e_KillTerminalRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   const exact = e_CreateElicitationRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   const exact = e_ElicitationSessionScope(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   const exact = e_ElicitationRequestScope(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   const exact = e_ElicitationSchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   const exact = e_ElicitationSchemaType(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   const exact = e_ElicitationPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   const exact = e_StringFormat(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   const exact = e_EnumOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   const exact = e_StringPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   const exact = e_NumberPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   const exact = e_IntegerPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   const exact = e_BooleanPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   const exact = e_MultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   const exact = e_StringMultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   const exact = e_TitledMultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   const exact = e_MultiSelectPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   const exact = e_ElicitationFormMode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   const exact = e_ElicitationId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   const exact = e_ElicitationUrlMode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   const exact = e_ExtRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   const exact = e_AgentResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -5424,948 +5425,948 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   const exact = e_InitializeResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   const exact = e_ProtocolVersion(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   const exact = e_AgentCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   const exact = e_PromptCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   const exact = e_McpCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   const exact = e_SessionCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   const exact = e_SessionListCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   const exact = e_SessionDeleteCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   const exact = e_SessionAdditionalDirectoriesCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   const exact = e_SessionResumeCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   const exact = e_SessionCloseCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   const exact = e_AgentAuthCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   const exact = e_LogoutCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   const exact = e_AuthMethod(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   const exact = e_AuthMethodId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   const exact = e_AuthMethodTerminal(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   const exact = e_AuthMethodAgent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   const exact = e_Implementation(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   const exact = e_AuthenticateResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   const exact = e_LogoutResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   const exact = e_NewSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   const exact = e_SessionModeState(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   const exact = e_SessionModeId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   const exact = e_SessionMode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   const exact = e_SessionConfigOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   const exact = e_SessionConfigId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   const exact = e_SessionConfigOptionCategory(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   const exact = e_SessionConfigValueId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   const exact = e_SessionConfigSelectOptions(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   const exact = e_SessionConfigSelectOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   const exact = e_SessionConfigSelectGroup(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   const exact = e_SessionConfigGroupId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   const exact = e_SessionConfigSelect(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   const exact = e_SessionConfigBoolean(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   const exact = e_LoadSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   const exact = e_ListSessionsResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   const exact = e_SessionInfo(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   const exact = e_DeleteSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   const exact = e_ResumeSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   const exact = e_CloseSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   const exact = e_SetSessionModeResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   const exact = e_SetSessionConfigOptionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   const exact = e_PromptResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   const exact = e_StopReason(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   const exact = e_ExtResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   const exact = e_Error(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   const exact = e_ErrorCode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   const exact = e_AgentNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   const exact = e_SessionNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   const exact = e_SessionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   const exact = e_MessageId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   const exact = e_ContentChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   const exact = e_ToolCall(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   const exact = e_PlanEntry(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   const exact = e_PlanEntryPriority(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   const exact = e_PlanEntryStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   const exact = e_Plan(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   const exact = e_AvailableCommand(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   const exact = e_AvailableCommandInput(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   const exact = e_UnstructuredCommandInput(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   const exact = e_AvailableCommandsUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   const exact = e_CurrentModeUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   const exact = e_ConfigOptionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   const exact = e_SessionInfoUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   const exact = e_Cost(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   const exact = e_UsageUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   const exact = e_NoticeSeverity(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   const exact = e_Notice(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   const exact = e_CompactionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   const exact = e_CompactionStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   const exact = e_CompactionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   const exact = e_CompactionSummaryChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   const exact = e_CompleteElicitationNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   const exact = e_ExtNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   const exact = e_ClientRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   const exact = e_InitializeRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   const exact = e_ClientCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   const exact = e_FileSystemCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   const exact = e_ClientSessionCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   const exact = e_CompactionCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   const exact = e_SessionConfigOptionsCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   const exact = e_BooleanConfigOptionCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   const exact = e_NoticeCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   const exact = e_AuthCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   const exact = e_ElicitationCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   const exact = e_ElicitationFormCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   const exact = e_ElicitationUrlCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   const exact = e_AuthenticateRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   const exact = e_LogoutRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   const exact = e_NewSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   const exact = e_McpServer(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   const exact = e_HttpHeader(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   const exact = e_McpServerHttp(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   const exact = e_McpServerSse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   const exact = e_McpServerStdio(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   const exact = e_LoadSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   const exact = e_ListSessionsRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   const exact = e_DeleteSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   const exact = e_ResumeSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   const exact = e_CloseSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   const exact = e_SetSessionModeRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   const exact = e_SetSessionConfigOptionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   const exact = e_PromptRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   const exact = e_ClientResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -6375,161 +6376,161 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   const exact = e_WriteTextFileResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   const exact = e_ReadTextFileResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   const exact = e_RequestPermissionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   const exact = e_RequestPermissionOutcome(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   const exact = e_SelectedPermissionOutcome(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   const exact = e_CreateTerminalResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   const exact = e_TerminalOutputResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   const exact = e_TerminalExitStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   const exact = e_ReleaseTerminalResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   const exact = e_WaitForTerminalExitResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   const exact = e_KillTerminalResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   const exact = e_CreateElicitationResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   const exact = e_ElicitationContentValue(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   const exact = e_ElicitationAcceptAction(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   const exact = e_ClientNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   const exact = e_CancelNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   const exact = e_CancelRequestNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**

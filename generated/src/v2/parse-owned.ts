@@ -5,10 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place. Otherwise
- * `value` is left as it is and the result is that of `parse.X`. `value` must be a tree (no object
- * in two places), as `JSON.parse` makes. `__proto__` and friends read by `JSON.parse` are own
- * properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
+ * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
+ * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
+ * `JSON.parse` are own properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -5613,583 +5614,583 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   const exact = e_AgentRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   const exact = e_RequestId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   const exact = e_RequestPermissionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   const exact = e_SessionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
   const exact = e_RequestPermissionSubject(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   const exact = e_ToolCallUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   const exact = e_ToolCallId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   const exact = e_ToolKind(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   const exact = e_ToolCallStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   const exact = e_ToolCallContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   const exact = e_ContentBlock(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   const exact = e_Annotations(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   const exact = e_Role(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   const exact = e_TextContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
   const exact = e_MediaType(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MediaType } : tolerant.MediaType(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   const exact = e_ImageContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   const exact = e_AudioContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
   const exact = e_Icon(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Icon } : tolerant.Icon(value);
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
   const exact = e_IconTheme(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IconTheme } : tolerant.IconTheme(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   const exact = e_ResourceLink(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   const exact = e_EmbeddedResourceResource(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   const exact = e_TextResourceContents(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   const exact = e_BlobResourceContents(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   const exact = e_EmbeddedResource(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   const exact = e_Content(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
   const exact = e_DiffChange(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffChange } : tolerant.DiffChange(value);
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
   const exact = e_DiffFileType(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
   const exact = e_AbsolutePath(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
   const exact = e_DiffPathChange(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
   const exact = e_DiffPathPairChange(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
   const exact = e_DiffPatch(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
   const exact = e_DiffPatchFormat(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   const exact = e_Diff(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   const exact = e_TerminalId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   const exact = e_Terminal(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   const exact = e_ToolCallLocation(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
   const exact = e_ToolCallCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
   const exact = e_ToolCallCancelCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
   const exact = e_ToolCallPermissionSubject(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
   const exact = e_CommandPermissionSubject(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   const exact = e_PermissionOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   const exact = e_PermissionOptionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   const exact = e_PermissionOptionKind(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   const exact = e_CreateElicitationRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   const exact = e_ElicitationSessionScope(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   const exact = e_ElicitationRequestScope(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   const exact = e_ElicitationSchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   const exact = e_ElicitationSchemaType(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   const exact = e_ElicitationPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   const exact = e_StringFormat(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   const exact = e_EnumOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   const exact = e_StringPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   const exact = e_NumberPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   const exact = e_IntegerPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   const exact = e_BooleanPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   const exact = e_MultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   const exact = e_StringMultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   const exact = e_TitledMultiSelectItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   const exact = e_MultiSelectPropertySchema(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   const exact = e_ElicitationFormMode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   const exact = e_ElicitationId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   const exact = e_ElicitationUrlMode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   const exact = e_ExtRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   const exact = e_AgentResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -6199,1119 +6200,1119 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   const exact = e_InitializeResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   const exact = e_ProtocolVersion(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   const exact = e_Implementation(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   const exact = e_AgentCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   const exact = e_SessionCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   const exact = e_PromptCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
   const exact = e_PromptImageCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
   const exact = e_PromptAudioCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
   const exact = e_PromptEmbeddedContextCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   const exact = e_McpCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
   const exact = e_McpStdioCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
   const exact = e_McpHttpCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   const exact = e_SessionDeleteCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   const exact = e_SessionAdditionalDirectoriesCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   const exact = e_AgentAuthCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   const exact = e_AuthMethod(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   const exact = e_AuthMethodId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   const exact = e_EnvVariable(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   const exact = e_AuthMethodTerminal(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   const exact = e_AuthMethodAgent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
   const exact = e_LoginAuthResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
   const exact = e_LogoutAuthResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   const exact = e_NewSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   const exact = e_SessionConfigOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   const exact = e_SessionConfigId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   const exact = e_SessionConfigOptionCategory(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   const exact = e_SessionConfigValueId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   const exact = e_SessionConfigSelectOptions(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   const exact = e_SessionConfigSelectOption(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   const exact = e_SessionConfigSelectGroup(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   const exact = e_SessionConfigGroupId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   const exact = e_SessionConfigSelect(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   const exact = e_SessionConfigBoolean(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   const exact = e_AvailableCommand(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   const exact = e_AvailableCommandInput(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
   const exact = e_TextCommandInput(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
   const exact = e_Command(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Command } : tolerant.Command(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Command } : tolerant.Command(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   const exact = e_ListSessionsResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   const exact = e_SessionInfo(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
   const exact = e_SessionListCursor(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   const exact = e_DeleteSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   const exact = e_ResumeSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   const exact = e_CloseSessionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
   const exact = e_CancelToolCallResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
   const exact = e_CancelTerminalResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   const exact = e_SetSessionConfigOptionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   const exact = e_PromptResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   const exact = e_MessageId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   const exact = e_ExtResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   const exact = e_Error(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   const exact = e_ErrorCode(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
   const exact = e_ErrorData(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorData } : tolerant.ErrorData(value);
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
   const exact = e_UnsupportedProtocolVersionErrorData(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
   const exact = e_SessionNotFoundErrorData(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   const exact = e_AgentNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
   const exact = e_UpdateSessionNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   const exact = e_SessionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   const exact = e_ContentChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
   const exact = e_UserMessage(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UserMessage } : tolerant.UserMessage(value);
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
   const exact = e_AgentMessage(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
   const exact = e_AgentThought(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentThought } : tolerant.AgentThought(value);
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
   const exact = e_BackgroundWork(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
   const exact = e_BackgroundTerminal(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
   const exact = e_BackgroundToolCall(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   const exact = e_RunningStateUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   const exact = e_ErrorStopReason(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   const exact = e_IdleStateUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   const exact = e_RequiresActionStateUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   const exact = e_StateUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
   const exact = e_ToolCallContentChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
   const exact = e_TerminalOutput(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   const exact = e_TerminalExitStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
   const exact = e_TerminalSize(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
   const exact = e_TerminalCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
   const exact = e_TerminalCancelCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
   const exact = e_TerminalUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
   const exact = e_TerminalOutputChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   const exact = e_PlanUpdateContent(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   const exact = e_PlanId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   const exact = e_PlanEntry(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   const exact = e_PlanEntryPriority(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   const exact = e_PlanEntryStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   const exact = e_PlanItems(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   const exact = e_PlanUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   const exact = e_AvailableCommandsUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   const exact = e_ConfigOptionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   const exact = e_SessionInfoUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   const exact = e_Cost(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   const exact = e_UsageUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   const exact = e_NoticeSeverity(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   const exact = e_Notice(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   const exact = e_CompactionId(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   const exact = e_CompactionStatus(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   const exact = e_CompactionUpdate(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   const exact = e_CompactionSummaryChunk(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   const exact = e_CompleteElicitationNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   const exact = e_ExtNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   const exact = e_ClientRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   const exact = e_InitializeRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   const exact = e_ClientCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
   const exact = e_ClientAuthCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
   const exact = e_TerminalAuthCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   const exact = e_ElicitationCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   const exact = e_ElicitationFormCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   const exact = e_ElicitationUrlCapabilities(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
   const exact = e_LoginAuthRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
   const exact = e_LogoutAuthRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   const exact = e_NewSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   const exact = e_McpServer(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   const exact = e_HttpHeader(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   const exact = e_McpServerHttp(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   const exact = e_McpServerStdio(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   const exact = e_ListSessionsRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   const exact = e_DeleteSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   const exact = e_ResumeSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
   const exact = e_ReplayFrom(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
   const exact = e_ReplayFromStart(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   const exact = e_CloseSessionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
   const exact = e_CancelToolCallRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
   const exact = e_CancelTerminalRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   const exact = e_SetSessionConfigOptionRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   const exact = e_PromptRequest(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   const exact = e_ClientResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -7321,98 +7322,98 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   const exact = e_RequestPermissionResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   const exact = e_RequestPermissionOutcome(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
   const exact = e_CancelledPermissionOutcome(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   const exact = e_SelectedPermissionOutcome(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   const exact = e_CreateElicitationResponse(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   const exact = e_ElicitationContentValue(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   const exact = e_ElicitationAcceptAction(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   const exact = e_ClientNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
   const exact = e_CancelSessionNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself, unknown properties deleted, when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   const exact = e_CancelRequestNotification(value);
-  rt.settleUnknown(exact);
-  return exact ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
