@@ -4,7 +4,8 @@
  *   npx tsx bench/parse.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--corpus file.jsonl]
  *   npx tsx bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000   # quick form: the table's shape only
  *   npx tsx bench/parse.bench.ts --verdicts      # ours vs ajv / SDK zod, message by message
- *   (add --ours <module> to point at another build of acp-bindings v2/unstable)
+ *   (add --ours <module> to point at another build of acp-bindings v2/unstable, and
+ *   --before <module> to add the owned-tree rows of a second build, e.g. main's, to the same run)
  *
  * Every contender does the same per message: `JSON.parse` the line, route it
  * to its payload `$def` (route.ts, shared), then check the payload with its
@@ -143,11 +144,20 @@ async function contenders(): Promise<{ list: Contender[]; notes: string[] }> {
     list.push({ name: "JSON.parse + ours parse", resolve: ourCheck(ours.parse, "parse") });
     list.push({ name: "JSON.parse + ours validate", resolve: ourCheck(ours.validate, "validate") });
     // The tree JSON.parse made in the pass is owned by it: the owned path may return it as is.
-    if (ours.parseOwned) list.push({ name: "JSON.parse + ours parseOwned (owned tree)", resolve: ourCheck(ours.parseOwned, "parseOwned") });
-    const owned = ours.parseOwned;
-    if (owned?.fromText) list.push({ name: "ours parseOwned.fromText, whole line", lineChecks: (work) => work.routes.map((r) => wholeLine(owned, r)) });
+    list.push(...ownedRows("ours", ours));
   }
+  const before = stringArg("before");
+  if (before) list.push(...ownedRows("before", (await import(pathToFileURL(before).href)) as Ours));
   return { list, notes };
+}
+
+/** The owned-tree rows of a build: payloads after the bench's routing, and whole lines. */
+function ownedRows(label: string, build: Ours): Contender[] {
+  const owned = build.parseOwned;
+  if (owned === undefined) return [];
+  const rows: Contender[] = [{ name: `JSON.parse + ${label} parseOwned (owned tree)`, resolve: ourCheck(owned, "parseOwned") }];
+  if (owned.fromText) rows.push({ name: `${label} parseOwned.fromText, whole line`, lineChecks: (work) => work.routes.map((r) => wholeLine(owned, r)) });
+  return rows;
 }
 
 /**
