@@ -40,9 +40,12 @@ export interface Workload {
   requests: RequestMethods;
   /** The `$defs` keys the corpus routes to. */
   defs: string[];
-  /** Each line's route (found once, outside timing). */
-  routes: (Route | undefined)[];
+  /** Each line's route without its payload (found once, outside timing; holding the payloads would keep the whole parsed corpus alive). */
+  routes: (LineRoute | undefined)[];
 }
+
+/** What a connection knows of a line before decoding it: its kind, the side receiving it, the (asked) method. */
+type LineRoute = Pick<Route, "kind" | "method" | "receiver">;
 
 export function loadWorkload(): Workload {
   const corpusArg = stringArg("corpus");
@@ -52,9 +55,13 @@ export function loadWorkload(): Workload {
   const table = buildMethodTable(loadSchema());
   const messages = lines.map((l) => JSON.parse(l) as unknown);
   const requests = indexRequests(messages);
-  const routes = messages.map((msg) => routeMessage(msg, table, requests));
+  const routes: (LineRoute | undefined)[] = [];
   const defs = new Set<string>();
-  for (const route of routes) if (route) defs.add(route.def);
+  for (const msg of messages) {
+    const route = routeMessage(msg, table, requests);
+    if (route) defs.add(route.def);
+    routes.push(route && { kind: route.kind, method: route.method, receiver: route.receiver });
+  }
   const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
   return { lines, bytes, table, requests, defs: [...defs].sort(), routes };
 }
@@ -167,7 +174,7 @@ function ownedRows(label: string, build: Ours): Contender[] {
  * message any side may receive (extension and protocol notifications, errors)
  * is read as the client reads it.
  */
-function wholeLine(owned: OwnedDecoders, route: Route | undefined): LineCheck {
+function wholeLine(owned: OwnedDecoders, route: LineRoute | undefined): LineCheck {
   const sender = route?.receiver === "agent" ? "Client" : "Agent";
   const fromText = owned.fromText!;
   if (route?.kind === "request" || route?.kind === "notification") {
