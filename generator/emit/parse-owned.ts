@@ -106,7 +106,7 @@ class ExactWriter extends DecodeWriter {
     return this.pool.rooted(def.name, () => this.pool.define(count, block(code`function ${name(count)}${COUNT}`, this.countBody(def.node))));
   }
 
-  /** A boolean expression: the parser would return `x` unchanged; `undefined` for "always". */
+  /** A boolean expression: the parser would return `x` unchanged but for the unknown keys it notes; `undefined` for "always". */
   private check(node: Node, x: Code): Code | undefined {
     if (isScalar(node)) return code`(${scalarTest(node, x)})`;
     switch (node.kind) {
