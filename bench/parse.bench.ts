@@ -4,12 +4,17 @@
  *   npx tsx bench/parse.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--corpus file.jsonl]
  *   npx tsx bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000   # quick form: the table's shape only
  *   npx tsx bench/parse.bench.ts --verdicts      # ours vs ajv / SDK zod, message by message
- *   (add --ours <module> to point at another build of acp-bindings v2/unstable)
+ *   (add --ours <module> to point at another build of acp-bindings v2/unstable, and
+ *   --before <module> to add the owned-tree rows of a second build, e.g. main's, to the same run)
  *
  * Every contender does the same per message: `JSON.parse` the line, route it
  * to its payload `$def` (route.ts, shared), then check the payload with its
- * own validator for that def. Validators are resolved and compiled before any
- * timing. Rounds interleave the contenders (rotating their order) so drift in
+ * own validator for that def. One more row is what a user of acp-bindings
+ * runs on a line: `parseOwned.fromText(line, <envelope decoder>)`, which
+ * parses the text and decodes the whole envelope, routing by method inside
+ * (the receiving side and, for a response, the asked method are known to a
+ * connection; here they are read from the corpus before timing). Validators
+ * are resolved and compiled before any timing. Rounds interleave the contenders (rotating their order) so drift in
  * machine speed spreads over all of them; the table reports the median round
  * and the p10-p90 spread.
  */
@@ -35,7 +40,12 @@ export interface Workload {
   requests: RequestMethods;
   /** The `$defs` keys the corpus routes to. */
   defs: string[];
+  /** Each line's route without its payload (found once, outside timing; holding the payloads would keep the whole parsed corpus alive). */
+  routes: (LineRoute | undefined)[];
 }
+
+/** What a connection knows of a line before decoding it: its kind, the side receiving it, the (asked) method. */
+type LineRoute = Pick<Route, "kind" | "method" | "receiver">;
 
 export function loadWorkload(): Workload {
   const corpusArg = stringArg("corpus");
@@ -45,13 +55,15 @@ export function loadWorkload(): Workload {
   const table = buildMethodTable(loadSchema());
   const messages = lines.map((l) => JSON.parse(l) as unknown);
   const requests = indexRequests(messages);
+  const routes: (LineRoute | undefined)[] = [];
   const defs = new Set<string>();
   for (const msg of messages) {
     const route = routeMessage(msg, table, requests);
     if (route) defs.add(route.def);
+    routes.push(route && { kind: route.kind, method: route.method, receiver: route.receiver });
   }
   const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
-  return { lines, bytes, table, requests, defs: [...defs].sort() };
+  return { lines, bytes, table, requests, defs: [...defs].sort(), routes };
 }
 
 function stringArg(name: string): string | undefined {
@@ -65,19 +77,28 @@ function stringArg(name: string): string | undefined {
 /** Checks one payload; true when the contender accepts it. */
 type Check = (value: unknown) => boolean;
 
+/** Decodes one whole line (text to value); true when it decodes. */
+type LineCheck = (line: string) => boolean;
+
 interface Contender {
   name: string;
   /** Resolves the check for a `$def`; absent for the JSON.parse floor. */
   resolve?: (def: string) => Check;
+  /** Instead of `JSON.parse` + route + check: each line's own whole-line decoder (chosen before timing). */
+  lineChecks?: (work: Workload) => LineCheck[];
 }
 
 /** A generated entry point: `parse.X` / `validate.X` for every `$defs` key X. */
 type Result = { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
+/** The owned-tree decoders: `X(value)`, `XFor(method, value)` of responses, and `fromText(text, decoder)`. */
+type OwnedDecoders = Record<string, ((value: unknown) => Result) | undefined> & {
+  fromText?: (text: string, decode: (value: unknown) => Result) => Result;
+};
 export interface Ours {
   parse: Record<string, ((value: unknown) => Result) | undefined>;
   validate: Record<string, ((value: unknown) => Result) | undefined>;
   /** The owned-tree decode path (absent in builds before it). */
-  parseOwned?: Record<string, ((value: unknown) => Result) | undefined>;
+  parseOwned?: OwnedDecoders;
 }
 
 const OURS_DEFAULT = new URL("../generated/src/v2/unstable/index.ts", import.meta.url);
@@ -130,9 +151,40 @@ async function contenders(): Promise<{ list: Contender[]; notes: string[] }> {
     list.push({ name: "JSON.parse + ours parse", resolve: ourCheck(ours.parse, "parse") });
     list.push({ name: "JSON.parse + ours validate", resolve: ourCheck(ours.validate, "validate") });
     // The tree JSON.parse made in the pass is owned by it: the owned path may return it as is.
-    if (ours.parseOwned) list.push({ name: "JSON.parse + ours parseOwned (owned tree)", resolve: ourCheck(ours.parseOwned, "parseOwned") });
+    list.push(...ownedRows("ours", ours));
   }
+  const before = stringArg("before");
+  if (before) list.push(...ownedRows("before", (await import(pathToFileURL(before).href)) as Ours));
   return { list, notes };
+}
+
+/** The owned-tree rows of a build: payloads after the bench's routing, and whole lines. */
+function ownedRows(label: string, build: Ours): Contender[] {
+  const owned = build.parseOwned;
+  if (owned === undefined) return [];
+  const rows: Contender[] = [{ name: `JSON.parse + ${label} parseOwned (owned tree)`, resolve: ourCheck(owned, "parseOwned") }];
+  if (owned.fromText) rows.push({ name: `${label} parseOwned.fromText, whole line`, lineChecks: (work) => work.routes.map((r) => wholeLine(owned, r)) });
+  return rows;
+}
+
+/**
+ * `parseOwned.fromText(line, decoder)` with the envelope decoder of the side
+ * that receives the line: `ClientRequest` / `ClientNotification` /
+ * `ClientResponseFor(method)` for the agent, `Agent*` for the client. A
+ * message any side may receive (extension and protocol notifications, errors)
+ * is read as the client reads it.
+ */
+function wholeLine(owned: OwnedDecoders, route: LineRoute | undefined): LineCheck {
+  const sender = route?.receiver === "agent" ? "Client" : "Agent";
+  const fromText = owned.fromText!;
+  if (route?.kind === "request" || route?.kind === "notification") {
+    const decode = owned[`${sender}${route.kind === "request" ? "Request" : "Notification"}`]!;
+    return (line) => fromText(line, decode).ok;
+  }
+  const asked = owned[`${sender}ResponseFor`] as unknown as (method: string, value: unknown) => Result;
+  const method = route?.method ?? "";
+  const decode = (value: unknown) => asked(method, value);
+  return (line) => fromText(line, decode).ok;
 }
 
 /** Scratch stack of `readsEveryValue` (reused: the walk allocates nothing). */
@@ -157,10 +209,17 @@ function readsEveryValue(value: unknown): boolean {
 // ---------------------------------------------------------------------------
 // Timing
 
+/** The per-row work of one pass: the floor, payload checks by `$def`, or one decoder per line. */
+type PassWork = Map<string, Check> | LineCheck[] | undefined;
+
 /** One pass over the corpus; returns the number of accepted messages. */
-function pass(work: Workload, checks: Map<string, Check> | undefined): number {
+function pass(work: Workload, checks: PassWork): number {
   const { lines, table, requests } = work;
   let accepted = 0;
+  if (Array.isArray(checks)) {
+    for (let i = 0; i < lines.length; i++) if (checks[i]!(lines[i]!)) accepted++;
+    return accepted;
+  }
   if (checks === undefined) {
     for (let i = 0; i < lines.length; i++) if (JSON.parse(lines[i]!) !== undefined) accepted++;
     return accepted;
@@ -184,7 +243,7 @@ function gc(): void {
 }
 
 /** Times `reps` passes; returns milliseconds per pass and the accepted count. */
-function sample(work: Workload, checks: Map<string, Check> | undefined, reps: number): { ms: number; accepted: number } {
+function sample(work: Workload, checks: PassWork, reps: number): { ms: number; accepted: number } {
   gc();
   let accepted = 0;
   const start = performance.now();
@@ -199,7 +258,7 @@ function sample(work: Workload, checks: Map<string, Check> | undefined, reps: nu
  * the reported time is per pass over the corpus.
  */
 function measure(work: Workload, list: Contender[], rounds: number, warmup: number, minSampleMs = 200): Row[] {
-  const checks = list.map((c) => (c.resolve ? new Map(work.defs.map((d) => [d, c.resolve!(d)])) : undefined));
+  const checks: PassWork[] = list.map((c) => (c.lineChecks ? c.lineChecks(work) : c.resolve ? new Map(work.defs.map((d) => [d, c.resolve!(d)])) : undefined));
   const rows: Row[] = list.map((c) => ({ name: c.name, accepted: 0, times: [] }));
   const reps = list.map(() => 1);
   for (let round = -warmup; round < rounds; round++) {

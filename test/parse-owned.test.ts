@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../bench/corpus.js";
 import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
 import type { Surface } from "../generator/ir.js";
+import { envelopeOf } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
 import { ownedParserOf, parserOf } from "./support/surfaces.js";
@@ -25,7 +26,10 @@ function prototypesArePlain(value: unknown): boolean {
   return true;
 }
 
-/** Runs both on their own copy of `text`; returns whether the owned path kept its input. */
+/**
+ * Runs both on their own copy of `text`; returns whether the owned path kept its input: the input
+ * itself, or (unknown keys of the top object, S29) a fresh top object holding the input's own members.
+ */
 function compare(surface: Surface, type: string, text: string, pick: (v: unknown) => unknown = (v) => v): boolean {
   const copying = parserOf(surface, type)(pick(JSON.parse(text)));
   const input = pick(JSON.parse(text));
@@ -33,7 +37,13 @@ function compare(surface: Surface, type: string, text: string, pick: (v: unknown
   expect(canonicalJson(owned)).toBe(canonicalJson(copying));
   expect(prototypesArePlain(owned.value)).toBe(true);
   expect(Object.keys(Object.prototype)).toEqual([]);
-  return owned.ok && owned.value === input;
+  return owned.ok && (owned.value === input || holdsMembersOf(owned.value, input));
+}
+
+/** A fresh object whose every member is the very member of `input` (no copy below the top). */
+function holdsMembersOf(value: unknown, input: unknown): boolean {
+  if (typeof value !== "object" || value === null || typeof input !== "object" || input === null) return false;
+  return Object.entries(value).every(([key, member]) => Object.hasOwn(input, key) && (input as Record<string, unknown>)[key] === member);
 }
 
 describe("parseOwned equals parse (differential)", () => {
@@ -52,6 +62,22 @@ describe("parseOwned equals parse (differential)", () => {
     expect(routed).toBe(lines.length);
     // The corpus is ~95% regular messages; the owned path must not copy those.
     expect(kept / routed).toBeGreaterThan(0.9);
+  }, 120_000);
+
+  it("on every request and notification line as a whole (envelope by method), mostly without a copy: `jsonrpc` deleted in place", () => {
+    const lines = generateCorpus();
+    const table = buildMethodTable(loadSchema());
+    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    let envelopes = 0;
+    let kept = 0;
+    for (const line of lines) {
+      const envelope = envelopeOf(routeMessage(JSON.parse(line), table, requests)!);
+      if (envelope === undefined) continue;
+      envelopes++;
+      if (compare("v2/unstable", envelope, line)) kept++;
+    }
+    expect(envelopes).toBeGreaterThan(lines.length * 0.9);
+    expect(kept / envelopes).toBeGreaterThan(0.9);
   }, 120_000);
 
   for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {
@@ -82,9 +108,36 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
       expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     });
 
-    it(`${surface}: an unknown property is dropped through a copy, exactly as parse does`, () => {
+    it(`${surface}: unknown properties go without a copy, exactly what parse drops (S29, S34)`, () => {
       const withUnknown = text.replace('"toolCallId":"t"', '"toolCallId":"t","__proto__":{"x":1},"extra":1');
-      expect(compare(surface, type, withUnknown)).toBe(false);
+      expect(compare(surface, type, withUnknown)).toBe(true);
+      // Below the top: deleted in place.
+      const input = JSON.parse(withUnknown) as { update: object };
+      expect(ownedParserOf(surface, type)(input)).toEqual({ ok: true, value: input });
+      expect(Object.keys(input.update)).toEqual(["sessionUpdate", "toolCallId", "rawInput", "_meta"]);
+      expect(Object.getPrototypeOf(input.update)).toBe(Object.prototype);
+      // At the top (a line's `jsonrpc`): a fresh top object holding the same members.
+      const line = JSON.parse(withUnknown.replace('{"sessionId"', '{"jsonrpc":"2.0","sessionId"')) as { sessionId: string; update: object };
+      const result = ownedParserOf(surface, type)(line) as { ok: true; value: object };
+      expect(result.value).not.toBe(line);
+      expect(Object.keys(result.value)).toEqual(["sessionId", "update"]);
+      expect(result.value).toEqual({ sessionId: line.sessionId, update: line.update });
+      expect((result.value as { update: object }).update).toBe(line.update);
+    });
+  }
+
+  // Unknown keys met before the check fails (a bad value, or an item the parser skips, S24) stay: the copying parser reads the value as it was.
+  for (const [what, bad] of [
+    ["fails", '"sessionId":5'],
+    ["changes more than unknown keys (S24: a bad item skipped)", '"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","extra":1,"locations":[5]}'],
+  ] as const) {
+    it(`a value whose check ${what} keeps its unknown keys, and gets parse's result`, () => {
+      const line = `{"jsonrpc":"2.0",${bad}}`;
+      const input = JSON.parse(line) as object;
+      const result = ownedParserOf("v2/unstable", "UpdateSessionNotification")(input);
+      expect(JSON.stringify(input)).toBe(line);
+      expect(canonicalJson(result)).toBe(canonicalJson(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(line))));
+      expect(result.ok && result.value === input).toBe(false);
     });
   }
 

@@ -7,8 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateCorpus } from "../bench/corpus.js";
-import { buildMethodTable, indexRequests, loadSchema, routeMessage, type Route } from "../bench/route.js";
+import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
 import type { Surface } from "../generator/ir.js";
+import { envelopeOf } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
 import { ENTRIES, ownedParserOf, parserOf } from "./support/surfaces.js";
@@ -29,13 +30,6 @@ function compare(surface: Surface, type: string, text: string): Result {
   const fromText = owned(surface).fromText(text, ownedParserOf(surface, type));
   expect(canonicalJson(fromText)).toBe(canonicalJson(parserOf(surface, type)(JSON.parse(text))));
   return fromText;
-}
-
-/** The envelope a message of this route is sent in, named after its sender (x-side names the receiver). */
-function envelopeOf(route: Route): string | undefined {
-  if (route.kind !== "request" && route.kind !== "notification") return undefined;
-  const sender = route.receiver === "agent" ? "Client" : route.receiver === "client" ? "Agent" : undefined;
-  return sender && `${sender}${route.kind === "request" ? "Request" : "Notification"}`;
 }
 
 describe("parseOwned.fromText equals parse of JSON.parse (differential)", () => {
@@ -75,7 +69,7 @@ describe("parseOwned.fromText on hostile text", () => {
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
-  it("drops an unknown __proto__ key of a known type through a copy, as parse does", () => {
+  it("drops an unknown __proto__ key of a known type, as parse does (S29, S34)", () => {
     const text = '{"sessionId":"s","__proto__":{"x":1},"update":{"sessionUpdate":"state_update","state":"idle","stopReason":null}}';
     const result = compare("v2/unstable", "UpdateSessionNotification", text) as { ok: true; value: object };
     expect(Object.keys(result.value)).toEqual(["sessionId", "update"]);

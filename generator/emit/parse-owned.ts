@@ -2,20 +2,26 @@
  * emitParseOwned: IR -> `parse-owned.ts` of one surface, the owned-tree decode
  * path. `parseOwned.X(value)` takes a value its caller owns, typically the tree
  * `JSON.parse` just made of a JSON-RPC line: when the tolerant parser would
- * return that tree unchanged (every value fits, no unknown property to drop,
- * nothing to forgive) it is returned as it is, with no copy; otherwise `parse.X`
- * runs on it, so the result always equals `parse.X(value)` (keys in wire order).
+ * return that tree with at most unknown properties dropped (every value fits,
+ * nothing to forgive), it deletes those properties in place and returns the
+ * tree, with no copy (unknown keys of the top object itself, such as a line's
+ * `jsonrpc`, give a fresh top object holding its other members: cheaper than a
+ * `delete`); otherwise `parse.X` runs on the untouched value, so the result
+ * always equals `parse.X(value)` (keys in wire order).
  *
- * The generated `e_X(v)` says "parse.X(v) would equal v". It mirrors the
- * parser's choices (tags, first-decoding alternative, envelopes by method,
- * tolerance keywords) but only ever answers yes when that is certain; every
- * doubt answers no and costs a copy, never a wrong value. Object checks count
- * the keys they account for (`k_X(v)`: a count, `-1` for no, `Infinity` when
- * every key is kept raw) and compare with the keys the object has (S29).
+ * The generated `e_X(v)` says "parse.X(v) would equal v, less the unknown keys
+ * it noted". It mirrors the parser's choices (tags, first-decoding
+ * alternative, envelopes by method, tolerance keywords) but only ever answers
+ * yes when that is certain; every doubt answers no and costs a copy, never a
+ * wrong value. It never backtracks: any no ends the whole check. Objects are
+ * checked by one `for in` over their keys, each key's value tested in its
+ * `case`; where a mixin or a key shared by two parts makes that unsure, a key
+ * count (`k_X(v)`: `-1` for no, `Infinity` when every key is kept raw) is
+ * compared with the keys the object has (S29).
  */
 import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
+import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -30,8 +36,11 @@ const MODULE_DOC = [
   "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
   "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-  "change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`",
-  "are own properties and stay plain data (S34).",
+  "at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown",
+  "keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other",
+  "members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
+  "a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by",
+  "`JSON.parse` are own properties and stay plain data (S34).",
   "",
   "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
   "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
@@ -48,7 +57,8 @@ class ExactWriter extends DecodeWriter {
   protected override entries(): Code[] {
     const comment = doc([
       "Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`",
-      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.",
+      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown",
+      "properties (deleted in place, S29) changes.",
       "Text that is not JSON gives an issue at the root; never throws.",
     ]);
     const head = code`function ${name(`parseOwned_${FROM_TEXT}`)}<V>(text: string, decode: (value: unknown) => Result<V>): Result<V>`;
@@ -60,40 +70,52 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
-    return code`${comment}${block(head, [code`return ${name(`e_${def.name}`)}(value) ? { ok: true, value: value as ${type} } : tolerant.${name(def.name)}(value);`])}`;
+    return code`${comment}${block(head, [
+      code`const exact = ${name(`e_${def.name}`)}(value);`,
+      code`const kept = rt.settleUnknown(exact, value);`,
+      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(def.name)}(value);`,
+    ])}`;
   }
 
   protected askingWrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
       code`let exact: boolean;`,
       ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
-      code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
+      code`const kept = rt.settleUnknown(exact, value);`,
+      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
     ])}`;
   }
 
-  /** `e_X` for every def; object-shaped defs also get `k_X`, their key count. */
+  /** `e_X` for every def; object-shaped defs that need one also get `k_X`, their key count. */
   protected definition(def: Def): void {
     const check = `e_${def.name}`;
-    if (isObjectShaped(def.node)) {
-      const count = this.pool.define(`k_${def.name}`, block(code`function ${name(`k_${def.name}`)}${COUNT}`, this.countBody(def.node)));
-      this.pool.define(check, block(code`function ${name(check)}${CHECK}`, [code`return rt.isObject(v) && rt.exactKeys(v, ${count}(v));`]));
-      return;
-    }
-    this.pool.define(check, block(code`function ${name(check)}${CHECK}`, this.body(def.node)));
+    const node = def.node;
+    const body = isObjectShaped(node) ? this.objectBody(node, () => this.defCounter(def)) : this.body(node);
+    this.pool.define(check, block(code`function ${name(check)}${CHECK}`, body));
   }
 
-  /** A boolean expression: the parser would return `x` unchanged; `undefined` for "always". */
+  /** `k_X` of an object-shaped def, declared on first use. */
+  private defCounter(def: Def): Code {
+    const count = `k_${def.name}`;
+    return this.pool.rooted(def.name, () => this.pool.define(count, block(code`function ${name(count)}${COUNT}`, this.countBody(def.node))));
+  }
+
+  /** A boolean expression: the parser would return `x` unchanged but for the unknown keys it notes; `undefined` for "always". */
   private check(node: Node, x: Code): Code | undefined {
     if (isScalar(node)) return code`(${scalarTest(node, x)})`;
     switch (node.kind) {
-      case "ref":
+      case "ref": {
+        // A scalar alias (SessionId) is tested inline: no call, less of the caller's inlining budget.
+        const target = this.defs.get(node.name)!.node;
+        if (isScalar(target) || target.kind === "json") return this.check(target, x);
         return code`${name(`e_${node.name}`)}(${x})`;
+      }
       case "json":
         return undefined;
       case "nullable": {
@@ -110,7 +132,7 @@ class ExactWriter extends DecodeWriter {
     switch (node.kind) {
       case "object":
       case "tagged":
-        return [code`return rt.isObject(v) && rt.exactKeys(v, ${this.counter(node)}(v));`];
+        return this.objectBody(node, () => this.counter(node));
       case "array": {
         const item = this.pool.within("item", () => this.check(node.items, X));
         // S24 drops a bad item and minItems is not asserted by the parser: any bad item is a change.
@@ -142,7 +164,8 @@ class ExactWriter extends DecodeWriter {
 
   /** The name of the key-count function of an object-shaped node. */
   private counter(node: Node, base: ReadonlySet<string> = new Set()): Code {
-    if (node.kind === "ref" && base.size === 0 && isObjectShaped(this.defs.get(node.name)!.node)) return name(`k_${node.name}`);
+    const def = node.kind === "ref" ? this.defs.get(node.name)! : undefined;
+    if (def && base.size === 0 && isObjectShaped(def.node)) return this.defCounter(def);
     return this.pool.intern("k_", block(COUNT, this.countBody(this.resolve(node), base)));
   }
 
@@ -170,8 +193,15 @@ class ExactWriter extends DecodeWriter {
     return [fields.length ? code`let n = ${start}, x: any;` : code`let n = ${start};`, ...fields.flatMap((f) => this.field(f, siblings))];
   }
 
-  /** Counting statements of one field, after the parser's `field()` (S23-S26). */
+  /** Counting statements of one field. */
   private field(f: Field, siblings: readonly Field[]): Code[] {
+    const test = this.fieldTest(f, siblings);
+    const present = [...(test ? [code`if (!(${test})) return -1;`] : []), code`n++;`];
+    return [code`x = ${own(V, f.name)};`, block(code`if (x !== undefined)`, present, f.required ? code` else return -1;` : code``)];
+  }
+
+  /** The test of a present field's value `x`, after the parser's `field()` (S23-S26); `undefined` for "always". */
+  private fieldTest(f: Field, siblings: readonly Field[]): Code | undefined {
     const dispatch = methodDispatch(withoutNull(f.node), this.defs);
     const hasMethod = siblings.some((s) => s.name === "method" && s.node.kind === "string");
     let test = this.pool.within(f.name, () => (dispatch ? this.byMethod(dispatch, hasMethod) : this.check(f.node, X)));
@@ -179,8 +209,70 @@ class ExactWriter extends DecodeWriter {
     // S25: default-on-null turns null into the empty value: a change.
     const emptyOnNull = f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
     if (emptyOnNull) test = test ? code`x !== null && ${test}` : code`x !== null`;
-    const present = [...(test ? [code`if (!(${test})) return -1;`] : []), code`n++;`];
-    return [code`x = ${own(V, f.name)};`, block(code`if (x !== undefined)`, present, f.required ? code` else return -1;` : code``)];
+    return test;
+  }
+
+  /**
+   * Statements answering `check` for an object-shaped node. An object without
+   * mixin, and each tagged variant whose keys are its tag, its fields and an
+   * object payload's fields, is checked by one pass over its keys: each key's
+   * value is tested where the key is named, an unknown key is a change (S29),
+   * and the required keys are counted. The rest compares `count()` with the
+   * number of keys (`exactKeys`).
+   */
+  private objectBody(node: ObjectNode | TaggedUnionNode, count: () => Code): Code[] {
+    if (node.kind === "tagged") return [code`if (!rt.isObject(v)) return false;`, ...this.taggedCheck(node)];
+    if (node.mixin) return [code`return rt.isObject(v) && rt.exactKeys(v, ${count()}(v));`];
+    return [code`if (!rt.isObject(v)) return false;`, ...this.keyPass([{ fields: node.fields, siblings: node.fields }], [], node.keepsUnknown)];
+  }
+
+  /**
+   * One `for in` over the keys of `v`: a case per known key testing its value
+   * (`tags`: keys already tested by the caller), the default for any other
+   * key; then whether every required field was there.
+   */
+  private keyPass(groups: readonly FieldGroup[], tags: readonly string[], keepsUnknown: boolean): Code[] {
+    const cases: Code[] = tags.map((t) => clause(code`case ${t}:`, [code`break;`]));
+    let required = 0;
+    let tested = false;
+    for (const { fields, siblings } of groups) {
+      for (const f of fields) {
+        const test = this.fieldTest(f, siblings);
+        if (f.required) required++;
+        if (test) tested = true;
+        const steps = [...(test ? [code`if (!(${test})) return false;`] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
+        cases.push(clause(code`case ${f.name}:`, steps));
+      }
+    }
+    // S29: the parser drops an unknown key unless the object keeps it raw; here it is deleted once the whole check holds.
+    cases.push(clause(code`default:`, keepsUnknown ? [code`break;`] : [code`rt.noteUnknown(v, k);`, code`break;`]));
+    const loop = block(code`for (const k in v)`, [...(tested ? [code`const x: any = v[k];`] : []), block(code`switch (k)`, cases)]);
+    return required ? [code`let r = 0;`, loop, code`return r === ${required};`] : [loop, code`return true;`];
+  }
+
+  /** The tag's switch of a tagged node: each known variant, the custom one (S27), the absent tag (S23). */
+  private taggedCheck(node: TaggedUnionNode): Code[] {
+    const cases = node.variants.map((variant) => clause(code`case ${variant.tagValue}:`, [code`return ${this.variantCheck(node.tag, variant)};`]));
+    const other = node.other ? code`${this.other(node.other)}(v) >= 0` : code`false`;
+    // S23/absent tag: the parser writes `{}` (no tag) or `{ tag: null }`.
+    const absent = node.absent ? code`rt.exactKeys(v, t === undefined ? 0 : t === null ? 1 : -1)` : code`false`;
+    return [
+      code`const t = ${own(V, node.tag)};`,
+      block(code`switch (t)`, [...cases, clause(code`default:`, [code`return typeof t === "string" ? ${other} : ${absent};`])]),
+    ];
+  }
+
+  /** The check of one known variant of `v`: one key pass when its keys are flat, else its key count. */
+  private variantCheck(tag: string, variant: TaggedVariant): Code {
+    const payload = variant.payload && this.resolve(variant.payload);
+    const names = new Set([tag, ...variant.fields.map((f) => f.name)]);
+    const flat = variant.fields.every((f) => f.name !== tag) && (!payload || (payload.kind === "object" && !payload.mixin && !overlaps(this.keyNames(payload), names)));
+    if (!flat) return code`rt.exactKeys(v, ${this.variant(tag, variant, new Set())}(v))`;
+    const groups: FieldGroup[] = [{ fields: variant.fields, siblings: variant.fields }];
+    if (payload?.kind === "object") groups.push({ fields: payload.fields, siblings: payload.fields });
+    const keepsUnknown = payload?.kind === "object" && payload.keepsUnknown;
+    const check = this.pool.rooted(variant.name, () => this.pool.intern("e_", block(CHECK, this.keyPass(groups, [tag], keepsUnknown))));
+    return code`${check}(v)`;
   }
 
   /** The envelope's params by its `method`, or a response's result by the asked method (raw when none). */
@@ -252,7 +344,13 @@ class ExactWriter extends DecodeWriter {
   }
 }
 
-function isObjectShaped(node: Node): boolean {
+/** Fields checked together, and the siblings that say whether a `method` field routes them. */
+interface FieldGroup {
+  readonly fields: readonly Field[];
+  readonly siblings: readonly Field[];
+}
+
+function isObjectShaped(node: Node): node is ObjectNode | TaggedUnionNode {
   return node.kind === "object" || node.kind === "tagged";
 }
 

@@ -320,6 +320,49 @@ export function exactKeys(value: object, known: number): boolean {
   return n === known;
 }
 
+/** Unknown keys an owned-tree check met, as pairs (object, key) in the first `noted` slots: the parser drops them (S29). */
+const unknownKeys: unknown[] = [];
+let noted = 0;
+
+/** Notes an unknown key of `value` met by an owned-tree check; `settleUnknown` deletes or forgets it. */
+export function noteUnknown(value: object, key: string): void {
+  unknownKeys[noted++] = value;
+  unknownKeys[noted++] = key;
+}
+
+/**
+ * Ends an owned-tree check of `value`; returns what the caller hands out. When
+ * the check held (`drop`), the unknown keys it noted go (S29): deleted in place
+ * from the parts of `value`, while `value` itself, should it have some (the
+ * `jsonrpc` of a JSON-RPC line: no schema type declares it), is replaced by a
+ * fresh object holding its other members, in order (a `delete` there would
+ * turn every line's top object into a dictionary, much dearer). When the check
+ * failed, forgets them: `value` stays as it was for the copying parser. A
+ * check never backtracks (any "no" ends it), so every noted key belongs to a
+ * part that holds. `__proto__` goes like any other key (S34).
+ */
+export function settleUnknown<V>(drop: boolean, value: V): V {
+  if (noted === 0) return value;
+  let ownUnknown: unknown[] | undefined;
+  for (let i = 0; i < noted; i += 2) {
+    const target = unknownKeys[i] as Record<string, unknown>;
+    const key = unknownKeys[i + 1] as string;
+    unknownKeys[i] = unknownKeys[i + 1] = undefined; // slots are reused, not shrunk (a length change is a runtime call)
+    if (!drop) continue;
+    if (target === value) (ownUnknown ??= []).push(key);
+    else delete target[key];
+  }
+  noted = 0;
+  return ownUnknown ? (withoutKeys(value as Record<string, unknown>, ownUnknown) as V) : value;
+}
+
+/** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data). */
+function withoutKeys(value: Record<string, unknown>, skip: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in value) if (Object.hasOwn(value, key) && !skip.includes(key)) put(out, key, value[key]);
+  return out;
+}
+
 /** Pushes an issue at `path` (the all-issues path of `validate`); returns nothing. */
 export function issue(out: Issue[], path: string, message: string, received: unknown = NOTHING): undefined {
   out.push({ path, message: received === NOTHING ? message : `${message}, got ${describe(received)}` });

@@ -5,8 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
+ * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
+ * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
+ * `JSON.parse` are own properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -25,32 +28,33 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
     case "elicitation/create":
       return e_CreateElicitationRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_AgentRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestId(v: any): boolean {
@@ -73,79 +77,114 @@ function e_RequestPermissionRequest__meta(v: any): boolean {
   return true;
 }
 
-function k_RequestPermissionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.subject;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionSubject(x)))) return -1;
-    n++;
-  }
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionRequest_options(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "subject":
+        if (!((x === null || e_RequestPermissionSubject(x)))) return false;
+        break;
+      case "options":
+        if (!(e_RequestPermissionRequest_options(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_RequestPermissionSubjectToolCall(v: any): number {
-  let n = 1;
-  const m = k_ToolCallPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
-function k_RequestPermissionSubjectCommand(v: any): number {
-  let n = 1;
-  const m = k_CommandPermissionSubject(v);
-  return m < 0 ? -1 : n + m;
+function e_RequestPermissionSubjectCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function k_RequestPermissionSubjectOther(v: any): number {
   return Infinity;
 }
 
-function k_RequestPermissionSubject(v: any): number {
+function e_RequestPermissionSubject(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "tool_call":
-      return k_RequestPermissionSubjectToolCall(v);
+      return e_RequestPermissionSubjectToolCall(v);
     case "command":
-      return k_RequestPermissionSubjectCommand(v);
+      return e_RequestPermissionSubjectCommand(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-}
-
-function e_RequestPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionSubject(v));
 }
 
 function e_ToolCallUpdate_content(v: any): boolean {
@@ -166,66 +205,50 @@ function e_ToolCallUpdate_locations(v: any): boolean {
   return true;
 }
 
-function k_ToolCallUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.kind;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolKind(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallStatus(x)))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ToolCallUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallId(v: any): boolean {
@@ -240,275 +263,186 @@ function e_ToolCallStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ToolCallContentContent(v: any): number {
-  let n = 1;
-  const m = k_Content(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentDiff(v: any): number {
-  let n = 1;
-  const m = k_Diff(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentTerminal(v: any): number {
-  let n = 1;
-  const m = k_Terminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "content":
-      return k_ToolCallContentContent(v);
-    case "diff":
-      return k_ToolCallContentDiff(v);
-    case "terminal":
-      return k_ToolCallContentTerminal(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_ToolCallContentContent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
+}
+
+function e_ToolCallContentDiff_changes(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_DiffChange(x)) return false;
+  }
+  return true;
+}
+
+function e_ToolCallContentDiff(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_ToolCallContentTerminal(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
-}
-
-function k_ContentBlockText(v: any): number {
-  let n = 1;
-  const m = k_TextContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockImage(v: any): number {
-  let n = 1;
-  const m = k_ImageContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockAudio(v: any): number {
-  let n = 1;
-  const m = k_AudioContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResourceLink(v: any): number {
-  let n = 1;
-  const m = k_ResourceLink(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResource(v: any): number {
-  let n = 1;
-  const m = k_EmbeddedResource(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlock(v: any): number {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
-    case "text":
-      return k_ContentBlockText(v);
-    case "image":
-      return k_ContentBlockImage(v);
-    case "audio":
-      return k_ContentBlockAudio(v);
-    case "resource_link":
-      return k_ContentBlockResourceLink(v);
-    case "resource":
-      return k_ContentBlockResource(v);
+    case "content":
+      return e_ToolCallContentContent(v);
+    case "diff":
+      return e_ToolCallContentDiff(v);
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
 }
 
-function e_ContentBlock(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
+function e_ContentBlockText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
-function e_Annotations_audience(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_Role(x)) return false;
+function e_ContentBlockImage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return true;
+  return r === 2;
 }
 
-function k_Annotations(v: any): number {
-  let n = 0, x: any;
-  x = v.audience;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations_audience(x)))) return -1;
-    n++;
+function e_ContentBlockAudio(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.lastModified;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.priority;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
-function e_Annotations(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Annotations(v));
-}
-
-function e_Role(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_TextContent(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_TextContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextContent(v));
-}
-
-function e_MediaType(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_ImageContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ImageContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ImageContent(v));
-}
-
-function k_AudioContent(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!(e_MediaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AudioContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
-}
-
-function e_Icon_sizes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string")) return false;
-  }
-  return true;
-}
-
-function k_Icon(v: any): number {
-  let n = 0, x: any;
-  x = v.src;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v.sizes;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.theme;
-  if (x !== undefined) {
-    if (!((x === null || e_IconTheme(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_Icon(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Icon(v));
-}
-
-function e_IconTheme(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function e_ResourceLink_icons(v: any): boolean {
+function e_ContentBlockResourceLink_icons(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -517,169 +451,430 @@ function e_ResourceLink_icons(v: any): boolean {
   return true;
 }
 
-function k_ResourceLink(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ContentBlockResourceLink(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_ContentBlockResource(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.icons;
-  if (x !== undefined) {
-    if (!((x === null || e_ResourceLink_icons(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_ContentBlock(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_ContentBlockText(v);
+    case "image":
+      return e_ContentBlockImage(v);
+    case "audio":
+      return e_ContentBlockAudio(v);
+    case "resource_link":
+      return e_ContentBlockResourceLink(v);
+    case "resource":
+      return e_ContentBlockResource(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+}
+
+function e_Annotations_audience(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!(typeof x === "string")) return false;
   }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Annotations(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "audience":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "lastModified":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "priority":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  return true;
+}
+
+function e_Role(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_TextContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 1;
+}
+
+function e_MediaType(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_ImageContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_AudioContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_Icon(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "src":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "sizes":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "theme":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_IconTheme(v: any): boolean {
+  return (typeof v === "string");
 }
 
 function e_ResourceLink(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResourceLink(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "icons":
+        if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_EmbeddedResourceResource(v: any): boolean {
   return e_TextResourceContents(v);
 }
 
-function k_TextResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextResourceContents(v));
-}
-
-function k_BlobResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.blob;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_BlobResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BlobResourceContents(v));
-}
-
-function k_EmbeddedResource(v: any): number {
-  let n = 0, x: any;
-  x = v.resource;
-  if (x !== undefined) {
-    if (!(e_EmbeddedResourceResource(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "blob":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_EmbeddedResource(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EmbeddedResource(v));
-}
-
-function k_Content(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_Content(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function k_DiffPathChange(v: any): number {
+  let n = 0, x: any;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeAdd(v: any): number {
   let n = 1;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_DiffPathPairChange(v: any): number {
+  let n = 0, x: any;
+  x = v.oldPath;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.path;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_DiffChangeMove(v: any): number {
@@ -710,12 +905,12 @@ function k_DiffChange(v: any): number {
   let n = 0, x: any;
   x = v.fileType;
   if (x !== undefined) {
-    if (!((x === null || e_DiffFileType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    if (!((x === null || e_MediaType(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -741,260 +936,262 @@ function e_AbsolutePath(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DiffPathChange(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_DiffPathChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathChange(v));
-}
-
-function k_DiffPathPairChange(v: any): number {
-  let n = 0, x: any;
-  x = v.oldPath;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_DiffPathPairChange(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPathPairChange(v));
-}
-
-function k_DiffPatch(v: any): number {
-  let n = 0, x: any;
-  x = v.format;
-  if (x !== undefined) {
-    if (!(e_DiffPatchFormat(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "oldPath":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_DiffPatch(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DiffPatch(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "format":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_DiffPatchFormat(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_Diff_changes(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_DiffChange(x)) return false;
-  }
-  return true;
-}
-
-function k_Diff(v: any): number {
-  let n = 0, x: any;
-  x = v.changes;
-  if (x !== undefined) {
-    if (!(e_Diff_changes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.patch;
-  if (x !== undefined) {
-    if (!((x === null || e_DiffPatch(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Diff(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Diff(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "changes":
+        if (!(e_ToolCallContentDiff_changes(x))) return false;
+        r++;
+        break;
+      case "patch":
+        if (!((x === null || e_DiffPatch(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_TerminalId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Terminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Terminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Terminal(v));
-}
-
-function k_ToolCallLocation(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallLocation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallLocation(v));
-}
-
-function k_ToolCallCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCapabilities(v));
-}
-
-function k_ToolCallCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_ToolCallCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallCancelCapabilities(v));
-}
-
-function k_ToolCallPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCall;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ToolCallPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallPermissionSubject(v));
-}
-
-function k_CommandPermissionSubject(v: any): number {
-  let n = 0, x: any;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalId(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_CommandPermissionSubject(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CommandPermissionSubject(v));
-}
-
-function k_PermissionOption(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionKind(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "terminalId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PermissionOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PermissionOption(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_PermissionOptionId(v: any): boolean {
@@ -1005,10 +1202,37 @@ function e_PermissionOptionKind(v: any): boolean {
   return (typeof v === "string");
 }
 
+function k_ElicitationFormMode(v: any): number {
+  let n = 0, x: any;
+  x = v.requestedSchema;
+  if (x !== undefined) {
+    if (!(e_ElicitationSchema(x))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
+}
+
 function k_CreateElicitationRequestForm(v: any): number {
   let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_ElicitationUrlMode(v: any): number {
+  let n = 0, x: any;
+  x = v.elicitationId;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.url;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
@@ -1060,37 +1284,43 @@ function e_CreateElicitationRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CreateElicitationRequest(v));
 }
 
-function k_ElicitationSessionScope(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSessionScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSessionScope(v));
-}
-
-function k_ElicitationRequestScope(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationRequestScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationSchema_properties(v: any): boolean {
@@ -1102,135 +1332,45 @@ function e_ElicitationSchema_properties(v: any): boolean {
   return true;
 }
 
-function k_ElicitationSchema(v: any): number {
-  let n = 0, x: any;
-  x = v.type;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchemaType(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.properties;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema_properties(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.required;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSchema(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        if (!(((x === "object")))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "properties":
+        if (!(e_ElicitationSchema_properties(x))) return false;
+        r++;
+        break;
+      case "required":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1;
-  const m = k_StringPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1;
-  const m = k_NumberPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1;
-  const m = k_IntegerPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1;
-  const m = k_BooleanPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1;
-  const m = k_MultiSelectPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchema(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "string":
-      return k_ElicitationPropertySchemaString(v);
-    case "number":
-      return k_ElicitationPropertySchemaNumber(v);
-    case "integer":
-      return k_ElicitationPropertySchemaInteger(v);
-    case "boolean":
-      return k_ElicitationPropertySchemaBoolean(v);
-    case "array":
-      return k_ElicitationPropertySchemaArray(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_ElicitationPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationPropertySchema(v));
-}
-
-function e_StringFormat(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnumOption(v: any): number {
-  let n = 0, x: any;
-  x = v.const;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnumOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
-}
-
-function e_StringPropertySchema_oneOf(v: any): boolean {
+function e_ElicitationPropertySchemaString_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1239,283 +1379,467 @@ function e_StringPropertySchema_oneOf(v: any): boolean {
   return true;
 }
 
-function k_StringPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaString(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.maxLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.pattern;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.format;
-  if (x !== undefined) {
-    if (!((x === null || e_StringFormat(x)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.enum;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v.oneOf;
-  if (x !== undefined) {
-    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_StringPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringPropertySchema(v));
+function e_ElicitationPropertySchemaNumber(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
-function k_NumberPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaInteger(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_NumberPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NumberPropertySchema(v));
+function e_ElicitationPropertySchemaBoolean(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
-function k_IntegerPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaArray(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_IntegerPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IntegerPropertySchema(v));
-}
-
-function k_BooleanPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BooleanPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
-}
-
-function k_MultiSelectItemsString(v: any): number {
-  let n = 1;
-  const m = k_StringMultiSelectItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_MultiSelectItems(v: any): number {
+function e_ElicitationPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "string":
-      return k_MultiSelectItemsString(v);
+      return e_ElicitationPropertySchemaString(v);
+    case "number":
+      return e_ElicitationPropertySchemaNumber(v);
+    case "integer":
+      return e_ElicitationPropertySchemaInteger(v);
+    case "boolean":
+      return e_ElicitationPropertySchemaBoolean(v);
+    case "array":
+      return e_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
+}
+
+function e_StringFormat(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnumOption(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "const":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_StringPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_NumberPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_IntegerPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_BooleanPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_MultiSelectItemsString(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_MultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectItems(v));
-}
-
-function k_StringMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.enum;
-  if (x !== undefined) {
-    if (!(e_Icon_sizes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "string":
+      return e_MultiSelectItemsString(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_StringMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringMultiSelectItems(v));
-}
-
-function k_TitledMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.anyOf;
-  if (x !== undefined) {
-    if (!(e_StringPropertySchema_oneOf(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "enum":
+        if (!(e_Annotations_audience(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TitledMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TitledMultiSelectItems(v));
-}
-
-function k_MultiSelectPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "anyOf":
+        if (!(e_ElicitationPropertySchemaString_oneOf(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.maxItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.items;
-  if (x !== undefined) {
-    if (!(e_MultiSelectItems(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || e_Icon_sizes(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MultiSelectPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectPropertySchema(v));
-}
-
-function k_ElicitationFormMode(v: any): number {
-  let n = 0, x: any;
-  x = v.requestedSchema;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema(x))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationFormMode(v: any): boolean {
@@ -1524,22 +1848,6 @@ function e_ElicitationFormMode(v: any): boolean {
 
 function e_ElicitationId(v: any): boolean {
   return (typeof v === "string");
-}
-
-function k_ElicitationUrlMode(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
 }
 
 function e_ElicitationUrlMode(v: any): boolean {
@@ -1577,27 +1885,30 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
     case "session/prompt":
       return e_PromptResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_AgentResponse_AgentResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_AgentResponse(v: any): boolean {
@@ -1613,362 +1924,295 @@ function e_InitializeResponse_authMethods(v: any): boolean {
   return true;
 }
 
-function k_InitializeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_AgentCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.authMethods;
-  if (x !== undefined) {
-    if (!(e_InitializeResponse_authMethods(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_InitializeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_AgentCapabilities(x))) return false;
+        break;
+      case "authMethods":
+        if (!(e_InitializeResponse_authMethods(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ProtocolVersion(v: any): boolean {
   return (Number.isInteger(v) && v >= 0 && v <= 65535);
 }
 
-function k_Implementation(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.version;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Implementation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Implementation(v));
-}
-
-function k_AgentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.session;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "version":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_AgentAuthCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AgentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentCapabilities(v));
-}
-
-function k_SessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "session":
+        if (!((x === null || e_SessionCapabilities(x)))) return false;
+        break;
+      case "auth":
+        if (!((x === null || e_AgentAuthCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.mcp;
-  if (x !== undefined) {
-    if (!((x === null || e_McpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.delete;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionDeleteCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCapabilities(v));
-}
-
-function k_PromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.image;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptImageCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "prompt":
+        if (!((x === null || e_PromptCapabilities(x)))) return false;
+        break;
+      case "mcp":
+        if (!((x === null || e_McpCapabilities(x)))) return false;
+        break;
+      case "delete":
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.audio;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptAudioCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.embeddedContext;
-  if (x !== undefined) {
-    if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_PromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptCapabilities(v));
-}
-
-function k_PromptImageCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "image":
+        if (!((x === null || e_PromptImageCapabilities(x)))) return false;
+        break;
+      case "audio":
+        if (!((x === null || e_PromptAudioCapabilities(x)))) return false;
+        break;
+      case "embeddedContext":
+        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptImageCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptImageCapabilities(v));
-}
-
-function k_PromptAudioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptAudioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptAudioCapabilities(v));
-}
-
-function k_PromptEmbeddedContextCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PromptEmbeddedContextCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptEmbeddedContextCapabilities(v));
-}
-
-function k_McpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.stdio;
-  if (x !== undefined) {
-    if (!((x === null || e_McpStdioCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.http;
-  if (x !== undefined) {
-    if (!((x === null || e_McpHttpCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_McpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpCapabilities(v));
-}
-
-function k_McpStdioCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "stdio":
+        if (!((x === null || e_McpStdioCapabilities(x)))) return false;
+        break;
+      case "http":
+        if (!((x === null || e_McpHttpCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpStdioCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpStdioCapabilities(v));
-}
-
-function k_McpHttpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_McpHttpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpHttpCapabilities(v));
-}
-
-function k_SessionDeleteCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionDeleteCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionDeleteCapabilities(v));
-}
-
-function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionAdditionalDirectoriesCapabilities(v));
-}
-
-function k_AgentAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AgentAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
-}
-
-function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodAgentVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodAgent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethodOther(v: any): number {
-  let x: any;
-  x = v.methodId;
-  if (x === undefined ? true : !e_AuthMethodId(x)) return -1;
-  x = v.name;
-  if (x === undefined ? true : !(typeof x === "string")) return -1;
-  return Infinity;
-}
-
-function k_AuthMethod(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_AuthMethodTerminalVariant(v);
-    case "agent":
-      return k_AuthMethodAgentVariant(v);
-    default:
-      return typeof t === "string" ? k_AuthMethodOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return true;
 }
 
-function e_AuthMethod(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethod(v));
-}
-
-function e_AuthMethodId(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function k_EnvVariable(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnvVariable(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
-}
-
-function e_AuthMethodTerminal_env(v: any): boolean {
+function e_AuthMethodTerminalVariant_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1977,100 +2221,213 @@ function e_AuthMethodTerminal_env(v: any): boolean {
   return true;
 }
 
-function k_AuthMethodTerminal(v: any): number {
-  let n = 0, x: any;
+function e_AuthMethodTerminalVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_AuthMethodAgentVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function k_AuthMethodOther(v: any): number {
+  let x: any;
   x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
+  return Infinity;
+}
+
+function e_AuthMethod(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_AuthMethodTerminalVariant(v);
+    case "agent":
+      return e_AuthMethodAgentVariant(v);
+    default:
+      return typeof t === "string" ? k_AuthMethodOther(v) >= 0 : false;
   }
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+}
+
+function e_AuthMethodId(v: any): boolean {
+  return (typeof v === "string");
+}
+
+function e_EnvVariable(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodTerminal(v));
-}
-
-function k_AuthMethodAgent(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodAgent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodAgent(v));
-}
-
-function k_LoginAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_LoginAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthResponse(v));
-}
-
-function k_LogoutAuthResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutAuthResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionResponse_configOptions(v: any): boolean {
@@ -2091,39 +2448,62 @@ function e_NewSessionResponse_availableCommands(v: any): boolean {
   return true;
 }
 
-function k_NewSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+function e_NewSessionResponse(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_NewSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
+function k_SessionConfigSelect(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.options;
+  if (x !== undefined) {
+    if (!(e_SessionConfigSelectOptions(x))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
   let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_SessionConfigBoolean(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "boolean"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
@@ -2148,7 +2528,7 @@ function k_SessionConfigOption(v: any): number {
   let n = 0, x: any;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.name;
@@ -2163,7 +2543,7 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v.category;
   if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionCategory(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -2206,105 +2586,134 @@ function e_SessionConfigSelectOptions(v: any): boolean {
   return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
-function k_SessionConfigSelectOption(v: any): number {
-  let n = 0, x: any;
-  x = v.value;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigSelectOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectOption(v));
-}
-
-function k_SessionConfigSelectGroup(v: any): number {
-  let n = 0, x: any;
-  x = v.groupId;
-  if (x !== undefined) {
-    if (!(e_SessionConfigGroupId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionConfigSelectGroup(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectGroup(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "groupId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionConfigGroupId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionConfigSelect(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_SessionConfigSelect(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelect(v));
-}
-
-function k_SessionConfigBoolean(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions(x))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionConfigBoolean(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
-function k_AvailableCommandCommand(v: any): number {
-  let n = 1;
-  const m = k_Command(v);
-  return m < 0 ? -1 : n + m;
+function e_AvailableCommandCommand(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function k_AvailableCommandOther(v: any): number {
@@ -2316,86 +2725,97 @@ function k_AvailableCommandOther(v: any): number {
   return Infinity;
 }
 
-function k_AvailableCommand(v: any): number {
+function e_AvailableCommand(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "command":
-      return k_AvailableCommandCommand(v);
+      return e_AvailableCommandCommand(v);
     default:
-      return typeof t === "string" ? k_AvailableCommandOther(v) : -1;
+      return typeof t === "string" ? k_AvailableCommandOther(v) >= 0 : false;
   }
 }
 
-function e_AvailableCommand(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
-}
-
-function k_AvailableCommandInputText(v: any): number {
-  let n = 1;
-  const m = k_TextCommandInput(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AvailableCommandInput(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "text":
-      return k_AvailableCommandInputText(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+function e_AvailableCommandInputText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
 }
 
 function e_AvailableCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandInput(v));
-}
-
-function k_TextCommandInput(v: any): number {
-  let n = 0, x: any;
-  x = v.hint;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_AvailableCommandInputText(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_TextCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextCommandInput(v));
-}
-
-function k_Command(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.input;
-  if (x !== undefined) {
-    if (!((x === null || e_AvailableCommandInput(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_Command(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Command(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ListSessionsResponse_sessions(v: any): boolean {
@@ -2407,198 +2827,194 @@ function e_ListSessionsResponse_sessions(v: any): boolean {
   return true;
 }
 
-function k_ListSessionsResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessions;
-  if (x !== undefined) {
-    if (!(e_ListSessionsResponse_sessions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.nextCursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
-}
-
-function e_SessionInfo_additionalDirectories(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_AbsolutePath(x)) return false;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessions":
+        if (!(e_ListSessionsResponse_sessions(x))) return false;
+        r++;
+        break;
+      case "nextCursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return true;
-}
-
-function k_SessionInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfo(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionListCursor(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DeleteSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_DeleteSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionResponse(v));
-}
-
-function k_ResumeSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ResumeSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionResponse(v));
-}
-
-function k_CloseSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionResponse(v));
-}
-
-function k_CancelToolCallResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelToolCallResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallResponse(v));
-}
-
-function k_CancelTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CancelTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalResponse(v));
-}
-
-function k_SetSessionConfigOptionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionConfigOptionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionResponse(v));
-}
-
-function k_PromptResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PromptResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_MessageId(v: any): boolean {
@@ -2609,28 +3025,29 @@ function e_ExtResponse(v: any): boolean {
   return true;
 }
 
-function k_Error(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!(e_ErrorCode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((x === null || e_ErrorData(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Error(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Error(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((x === null || e_ErrorData(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ErrorCode(v: any): boolean {
@@ -2645,52 +3062,55 @@ function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!e_ProtocolVersion(x)) return false;
+    if (!(Number.isInteger(x) && x >= 0 && x <= 65535)) return false;
   }
   return true;
 }
 
-function k_UnsupportedProtocolVersionErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.requested;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.supported;
-  if (x !== undefined) {
-    if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnsupportedProtocolVersionErrorData(v));
-}
-
-function k_SessionNotFoundErrorData(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requested":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "supported":
+        if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionNotFoundErrorData(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionNotFoundErrorData(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function d_AgentNotification_params(method: unknown, v: any): boolean {
@@ -2700,230 +3120,83 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
     case "elicitation/complete":
       return e_CompleteElicitationNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_AgentNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentNotification(v));
-}
-
-function k_UpdateSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.update;
-  if (x !== undefined) {
-    if (!(e_SessionUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_UpdateSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UpdateSessionNotification(v));
-}
-
-function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_ContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUserMessage(v: any): number {
-  let n = 1;
-  const m = k_UserMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentMessage(v: any): number {
-  let n = 1;
-  const m = k_AgentMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAgentThought(v: any): number {
-  let n = 1;
-  const m = k_AgentThought(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateStateUpdate(v: any): number {
-  let n = 1;
-  const m = k_StateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallContentChunk(v: any): number {
-  let n = 1;
-  const m = k_ToolCallContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1;
-  const m = k_ToolCallUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalUpdate(v: any): number {
-  let n = 1;
-  const m = k_TerminalUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateTerminalOutputChunk(v: any): number {
-  let n = 1;
-  const m = k_TerminalOutputChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1;
-  const m = k_PlanUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1;
-  const m = k_AvailableCommandsUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1;
-  const m = k_ConfigOptionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1;
-  const m = k_SessionInfoUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1;
-  const m = k_UsageUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateNotice(v: any): number {
-  let n = 1;
-  const m = k_Notice(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1;
-  const m = k_CompactionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1;
-  const m = k_CompactionSummaryChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdate(v: any): number {
-  const t = v.sessionUpdate;
-  switch (t) {
-    case "user_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "user_message":
-      return k_SessionUpdateUserMessage(v);
-    case "agent_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_message":
-      return k_SessionUpdateAgentMessage(v);
-    case "agent_thought_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_thought":
-      return k_SessionUpdateAgentThought(v);
-    case "state_update":
-      return k_SessionUpdateStateUpdate(v);
-    case "tool_call_content_chunk":
-      return k_SessionUpdateToolCallContentChunk(v);
-    case "tool_call_update":
-      return k_SessionUpdateToolCallUpdate(v);
-    case "terminal_update":
-      return k_SessionUpdateTerminalUpdate(v);
-    case "terminal_output_chunk":
-      return k_SessionUpdateTerminalOutputChunk(v);
-    case "plan_update":
-      return k_SessionUpdatePlanUpdate(v);
-    case "available_commands_update":
-      return k_SessionUpdateAvailableCommandsUpdate(v);
-    case "config_option_update":
-      return k_SessionUpdateConfigOptionUpdate(v);
-    case "session_info_update":
-      return k_SessionUpdateSessionInfoUpdate(v);
-    case "usage_update":
-      return k_SessionUpdateUsageUpdate(v);
-    case "notice":
-      return k_SessionUpdateNotice(v);
-    case "compaction_update":
-      return k_SessionUpdateCompactionUpdate(v);
-    case "compaction_summary_chunk":
-      return k_SessionUpdateCompactionSummaryChunk(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "update":
+        if (!(e_SessionUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 2;
 }
 
-function e_SessionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionUpdate(v));
-}
-
-function k_ContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+function e_SessionUpdateUserMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
-function e_ContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
-}
-
-function e_UserMessage_content(v: any): boolean {
+function e_SessionUpdateUserMessage_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2932,142 +3205,29 @@ function e_UserMessage_content(v: any): boolean {
   return true;
 }
 
-function k_UserMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
+function e_SessionUpdateUserMessage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_UserMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UserMessage(v));
-}
-
-function k_AgentMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AgentMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentMessage(v));
-}
-
-function k_AgentThought(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AgentThought(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentThought(v));
-}
-
-function k_BackgroundWorkTerminal(v: any): number {
-  let n = 1;
-  const m = k_BackgroundTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWorkToolCall(v: any): number {
-  let n = 1;
-  const m = k_BackgroundToolCall(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_BackgroundWork(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_BackgroundWorkTerminal(v);
-    case "tool_call":
-      return k_BackgroundWorkToolCall(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
-  }
-}
-
-function e_BackgroundWork(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundWork(v));
-}
-
-function k_BackgroundTerminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundTerminal(v));
-}
-
-function k_BackgroundToolCall(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BackgroundToolCall(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BackgroundToolCall(v));
+  return r === 1;
 }
 
 function e_RunningStateUpdate_background(v: any): boolean {
@@ -3094,8 +3254,15 @@ function k_RunningStateUpdate(v: any): number {
   return n;
 }
 
-function e_RunningStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RunningStateUpdate(v));
+function k_StateUpdateRunning(v: any): number {
+  let n = 1;
+  const m = k_RunningStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function k_IdleStateUpdateEndTurn(v: any): number {
+  let n = 1;
+  return n;
 }
 
 function k_ErrorStopReason(v: any): number {
@@ -3105,15 +3272,6 @@ function k_ErrorStopReason(v: any): number {
     if (!((x === null || e_Error(x)))) return -1;
     n++;
   }
-  return n;
-}
-
-function e_ErrorStopReason(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
-}
-
-function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1;
   return n;
 }
 
@@ -3161,8 +3319,10 @@ function k_IdleStateUpdate(v: any): number {
   return n;
 }
 
-function e_IdleStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
+function k_StateUpdateIdle(v: any): number {
+  let n = 1;
+  const m = k_IdleStateUpdate(v);
+  return m < 0 ? -1 : n + m;
 }
 
 function k_RequiresActionStateUpdate(v: any): number {
@@ -3178,22 +3338,6 @@ function k_RequiresActionStateUpdate(v: any): number {
     n++;
   }
   return n;
-}
-
-function e_RequiresActionStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequiresActionStateUpdate(v));
-}
-
-function k_StateUpdateRunning(v: any): number {
-  let n = 1;
-  const m = k_RunningStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateIdle(v: any): number {
-  let n = 1;
-  const m = k_IdleStateUpdate(v);
-  return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateRequiresAction(v: any): number {
@@ -3216,265 +3360,946 @@ function k_StateUpdate(v: any): number {
   }
 }
 
-function e_StateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StateUpdate(v));
+function k_SessionUpdateStateUpdate(v: any): number {
+  let n = 1;
+  const m = k_StateUpdate(v);
+  return m < 0 ? -1 : n + m;
 }
 
-function k_ToolCallContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ToolCallContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+function e_SessionUpdateToolCallContentChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_SessionUpdateToolCallUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "status":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "capabilities":
+        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdatePlanUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_SessionUpdateUsageUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateNotice(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.sessionUpdate;
+  switch (t) {
+    case "user_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "user_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_message":
+      return e_SessionUpdateUserMessage(v);
+    case "agent_thought_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_thought":
+      return e_SessionUpdateUserMessage(v);
+    case "state_update":
+      return rt.exactKeys(v, k_SessionUpdateStateUpdate(v));
+    case "tool_call_content_chunk":
+      return e_SessionUpdateToolCallContentChunk(v);
+    case "tool_call_update":
+      return e_SessionUpdateToolCallUpdate(v);
+    case "terminal_update":
+      return e_SessionUpdateTerminalUpdate(v);
+    case "terminal_output_chunk":
+      return e_SessionUpdateTerminalOutputChunk(v);
+    case "plan_update":
+      return e_SessionUpdatePlanUpdate(v);
+    case "available_commands_update":
+      return e_SessionUpdateAvailableCommandsUpdate(v);
+    case "config_option_update":
+      return e_SessionUpdateConfigOptionUpdate(v);
+    case "session_info_update":
+      return e_SessionUpdateSessionInfoUpdate(v);
+    case "usage_update":
+      return e_SessionUpdateUsageUpdate(v);
+    case "notice":
+      return e_SessionUpdateNotice(v);
+    case "compaction_update":
+      return e_SessionUpdateCompactionUpdate(v);
+    case "compaction_summary_chunk":
+      return e_SessionUpdateCompactionSummaryChunk(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_ContentChunk(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_UserMessage(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_AgentMessage(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_AgentThought(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWorkToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundWork(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
+    case "tool_call":
+      return e_BackgroundWorkToolCall(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_BackgroundTerminal(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_BackgroundToolCall(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_RunningStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_ErrorStopReason(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "error":
+        if (!((x === null || e_Error(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_IdleStateUpdate(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
+}
+
+function e_RequiresActionStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_StateUpdateRunning(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        break;
+      case "background":
+        if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_StateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.state;
+  switch (t) {
+    case "running":
+      return e_StateUpdateRunning(v);
+    case "idle":
+      return rt.exactKeys(v, k_StateUpdateIdle(v));
+    case "requires_action":
+      return e_StateUpdateRunning(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
 }
 
 function e_ToolCallContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContentChunk(v));
-}
-
-function k_TerminalOutput(v: any): number {
-  let n = 0, x: any;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ToolCallContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalOutput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutput(v));
-}
-
-function k_TerminalExitStatus(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalExitStatus(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalExitStatus(v));
-}
-
-function k_TerminalSize(v: any): number {
-  let n = 0, x: any;
-  x = v.cols;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v.rows;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalSize(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalSize(v));
-}
-
-function k_TerminalCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCancelCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cols":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "rows":
+        if (!((Number.isInteger(x) && x >= 1 && x <= 65535))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCapabilities(v));
-}
-
-function k_TerminalCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_TerminalCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalCancelCapabilities(v));
-}
-
-function k_TerminalUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
-  }
-  x = v.output;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalOutput(x)))) return -1;
-    n++;
-  }
-  x = v.exitStatus;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalExitStatus(x)))) return -1;
-    n++;
-  }
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalSize(x)))) return -1;
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_TerminalUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalUpdate(v));
-}
-
-function k_TerminalOutputChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "output":
+        if (!((x === null || e_TerminalOutput(x)))) return false;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "size":
+        if (!((x === null || e_TerminalSize(x)))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalOutputChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputChunk(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
-function k_PlanUpdateContentItems(v: any): number {
-  let n = 1;
-  const m = k_PlanItems(v);
-  return m < 0 ? -1 : n + m;
+function e_PlanUpdateContentItems_entries(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_PlanEntry(x)) return false;
+  }
+  return true;
+}
+
+function e_PlanUpdateContentItems(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function k_PlanUpdateContentOther(v: any): number {
   let x: any;
   x = v.planId;
-  if (x === undefined ? true : !e_PlanId(x)) return -1;
+  if (x === undefined ? true : !(typeof x === "string")) return -1;
   return Infinity;
 }
 
-function k_PlanUpdateContent(v: any): number {
+function e_PlanUpdateContent(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "items":
-      return k_PlanUpdateContentItems(v);
+      return e_PlanUpdateContentItems(v);
     default:
-      return typeof t === "string" ? k_PlanUpdateContentOther(v) : -1;
+      return typeof t === "string" ? k_PlanUpdateContentOther(v) >= 0 : false;
   }
-}
-
-function e_PlanUpdateContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdateContent(v));
 }
 
 function e_PlanId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_PlanEntry(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.priority;
-  if (x !== undefined) {
-    if (!(e_PlanEntryPriority(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_PlanEntryStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PlanEntry(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanEntry(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "priority":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_PlanEntryPriority(v: any): boolean {
@@ -3485,204 +4310,199 @@ function e_PlanEntryStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_PlanItems_entries(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_PlanEntry(x)) return false;
+function e_PlanItems(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_PlanUpdateContentItems_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_AvailableCommandsUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "availableCommands":
+        if (!(e_NewSessionResponse_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_ConfigOptionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionInfoUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
   return true;
 }
 
-function k_PlanItems(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_PlanItems_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanItems(v));
-}
-
-function k_PlanUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.plan;
-  if (x !== undefined) {
-    if (!(e_PlanUpdateContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_PlanUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdate(v));
-}
-
-function k_AvailableCommandsUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AvailableCommandsUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandsUpdate(v));
-}
-
-function k_ConfigOptionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ConfigOptionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ConfigOptionUpdate(v));
-}
-
-function k_SessionInfoUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionInfoUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfoUpdate(v));
-}
-
-function k_Cost(v: any): number {
-  let n = 0, x: any;
-  x = v.amount;
-  if (x !== undefined) {
-    if (!((typeof x === "number" && Number.isFinite(x)))) return -1;
-    n++;
-  } else return -1;
-  x = v.currency;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Cost(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Cost(v));
-}
-
-function k_UsageUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.used;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.cost;
-  if (x !== undefined) {
-    if (!((x === null || e_Cost(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "amount":
+        if (!((typeof x === "number" && Number.isFinite(x)))) return false;
+        r++;
+        break;
+      case "currency":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_UsageUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UsageUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_NoticeSeverity(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Notice(v: any): number {
-  let n = 0, x: any;
-  x = v.severity;
-  if (x !== undefined) {
-    if (!(e_NoticeSeverity(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string" && x.length >= 1))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Notice(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Notice(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_CompactionId(v: any): boolean {
@@ -3693,81 +4513,81 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_CompactionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_CompactionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.summary;
-  if (x !== undefined) {
-    if (!((x === null || e_UserMessage_content(x)))) return -1;
-    n++;
-  }
-  x = v.error;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CompactionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionUpdate(v));
-}
-
-function k_CompactionSummaryChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompactionSummaryChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionSummaryChunk(v));
-}
-
-function k_CompleteElicitationNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompleteElicitationNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompleteElicitationNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "elicitationId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ExtNotification(v: any): boolean {
@@ -3801,203 +4621,209 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
     case "session/prompt":
       return e_PromptRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_ClientRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientRequest(v));
-}
-
-function k_InitializeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.info;
-  if (x !== undefined) {
-    if (!(e_Implementation(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!(e_ClientCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_InitializeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeRequest(v));
-}
-
-function k_ClientCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.auth;
-  if (x !== undefined) {
-    if (!((x === null || e_ClientAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "info":
+        if (!(e_Implementation(x))) return false;
+        r++;
+        break;
+      case "capabilities":
+        if (!(e_ClientCapabilities(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.elicitation;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ClientCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientCapabilities(v));
-}
-
-function k_ClientAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalAuthCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "auth":
+        if (!((x === null || e_ClientAuthCapabilities(x)))) return false;
+        break;
+      case "elicitation":
+        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ClientAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientAuthCapabilities(v));
-}
-
-function k_TerminalAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminal":
+        if (!((x === null || e_TerminalAuthCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_TerminalAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalAuthCapabilities(v));
-}
-
-function k_ElicitationCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.form;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationFormCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.url;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationUrlCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ElicitationCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationCapabilities(v));
-}
-
-function k_ElicitationFormCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "form":
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        break;
+      case "url":
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationFormCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationFormCapabilities(v));
-}
-
-function k_ElicitationUrlCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationUrlCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlCapabilities(v));
-}
-
-function k_LoginAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LoginAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthRequest(v));
-}
-
-function k_LogoutAuthRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_LogoutAuthRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionRequest_mcpServers(v: any): boolean {
@@ -4009,88 +4835,34 @@ function e_NewSessionRequest_mcpServers(v: any): boolean {
   return true;
 }
 
-function k_NewSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
-  }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
-}
-
-function k_McpServerHttpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerHttp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerStdioVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerStdio(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServer(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "http":
-      return k_McpServerHttpVariant(v);
-    case "stdio":
-      return k_McpServerStdioVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
 }
 
-function e_McpServer(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServer(v));
-}
-
-function k_HttpHeader(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_HttpHeader(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
-}
-
-function e_McpServerHttp_headers(v: any): boolean {
+function e_McpServerHttpVariant_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4099,257 +4871,361 @@ function e_McpServerHttp_headers(v: any): boolean {
   return true;
 }
 
-function k_McpServerHttp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
+function e_McpServerHttpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_McpServerStdioVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
+}
+
+function e_McpServer(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "http":
+      return e_McpServerHttpVariant(v);
+    case "stdio":
+      return e_McpServerStdioVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
+  }
+}
+
+function e_HttpHeader(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_McpServerHttp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerHttp(v));
-}
-
-function k_McpServerStdio(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_Icon_sizes(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_McpServerStdio(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerStdio(v));
-}
-
-function k_ListSessionsRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || e_AbsolutePath(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.cursor;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCursor(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ListSessionsRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsRequest(v));
-}
-
-function k_DeleteSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_DeleteSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionRequest(v));
-}
-
-function k_ResumeSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!(e_AbsolutePath(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.replayFrom;
-  if (x !== undefined) {
-    if (!((x === null || e_ReplayFrom(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ResumeSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
-}
-
-function k_ReplayFromStartVariant(v: any): number {
-  let n = 1;
-  const m = k_ReplayFromStart(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ReplayFrom(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "start":
-      return k_ReplayFromStartVariant(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_Annotations_audience(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "replayFrom":
+        if (!((x === null || e_ReplayFrom(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 2;
+}
+
+function e_ReplayFromStartVariant(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_ReplayFrom(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFrom(v));
-}
-
-function k_ReplayFromStart(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "start":
+      return e_ReplayFromStartVariant(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_ReplayFromStart(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReplayFromStart(v));
-}
-
-function k_CloseSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionRequest(v));
-}
-
-function k_CancelToolCallRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelToolCallRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelToolCallRequest(v));
-}
-
-function k_CancelTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CancelTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function k_SetSessionConfigOptionRequestId(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   return n;
@@ -4388,12 +5264,12 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   let n = 0, x: any;
   x = v.sessionId;
   if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v._meta;
@@ -4411,28 +5287,29 @@ function e_SetSessionConfigOptionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionRequest(v));
 }
 
-function k_PromptRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!(e_UserMessage_content(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PromptRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "prompt":
+        if (!(e_SessionUpdateUserMessage_content(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
@@ -4442,111 +5319,163 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
     case "elicitation/create":
       return e_CreateElicitationResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_ClientResponse_ClientResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ClientResponse(v: any): boolean {
   return e_ClientResponse_ClientResponseResult(v);
 }
 
-function k_RequestPermissionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.outcome;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionOutcome(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
-}
-
-function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1;
-  const m = k_CancelledPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1;
-  const m = k_SelectedPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcome(v: any): number {
-  const t = v.outcome;
-  switch (t) {
-    case "cancelled":
-      return k_RequestPermissionOutcomeCancelled(v);
-    case "selected":
-      return k_RequestPermissionOutcomeSelected(v);
-    default:
-      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        if (!(e_RequestPermissionOutcome(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
+}
+
+function e_RequestPermissionOutcomeCancelled(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_RequestPermissionOutcomeSelected(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_RequestPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionOutcome(v));
-}
-
-function k_CancelledPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.outcome;
+  switch (t) {
+    case "cancelled":
+      return e_RequestPermissionOutcomeCancelled(v);
+    case "selected":
+      return e_RequestPermissionOutcomeSelected(v);
+    default:
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_CancelledPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelledPermissionOutcome(v));
-}
-
-function k_SelectedPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SelectedPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_ElicitationAcceptAction_content(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (!e_ElicitationContentValue(x)) return false;
+  }
+  return true;
+}
+
+function k_ElicitationAcceptAction(v: any): number {
+  let n = 0, x: any;
+  x = v.content;
+  if (x !== undefined) {
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
+    n++;
+  }
+  return n;
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
@@ -4591,30 +5520,23 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_Icon_sizes(v);
-}
-
-function e_ElicitationAcceptAction_content(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!e_ElicitationContentValue(x)) return false;
-  }
-  return true;
-}
-
-function k_ElicitationAcceptAction(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
-    n++;
-  }
-  return n;
+  return e_Annotations_audience(v);
 }
 
 function e_ElicitationAcceptAction(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function d_ClientNotification_params(method: unknown, v: any): boolean {
@@ -4622,519 +5544,653 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
     case "session/cancel":
       return e_CancelSessionNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_ClientNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientNotification(v));
-}
-
-function k_CancelSessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelSessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelSessionNotification(v));
-}
-
-function k_CancelRequestNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelRequestNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
-  return e_RequestPermissionSubject(value) ? { ok: true, value: value as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
+  const exact = e_RequestPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
-  return e_MediaType(value) ? { ok: true, value: value as T.MediaType } : tolerant.MediaType(value);
+  const exact = e_MediaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MediaType } : tolerant.MediaType(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
-  return e_Icon(value) ? { ok: true, value: value as T.Icon } : tolerant.Icon(value);
+  const exact = e_Icon(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Icon } : tolerant.Icon(value);
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
-  return e_IconTheme(value) ? { ok: true, value: value as T.IconTheme } : tolerant.IconTheme(value);
+  const exact = e_IconTheme(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IconTheme } : tolerant.IconTheme(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
-  return e_DiffChange(value) ? { ok: true, value: value as T.DiffChange } : tolerant.DiffChange(value);
+  const exact = e_DiffChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffChange } : tolerant.DiffChange(value);
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
-  return e_DiffFileType(value) ? { ok: true, value: value as T.DiffFileType } : tolerant.DiffFileType(value);
+  const exact = e_DiffFileType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
-  return e_AbsolutePath(value) ? { ok: true, value: value as T.AbsolutePath } : tolerant.AbsolutePath(value);
+  const exact = e_AbsolutePath(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
-  return e_DiffPathChange(value) ? { ok: true, value: value as T.DiffPathChange } : tolerant.DiffPathChange(value);
+  const exact = e_DiffPathChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
-  return e_DiffPathPairChange(value) ? { ok: true, value: value as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
+  const exact = e_DiffPathPairChange(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
-  return e_DiffPatch(value) ? { ok: true, value: value as T.DiffPatch } : tolerant.DiffPatch(value);
+  const exact = e_DiffPatch(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
-  return e_DiffPatchFormat(value) ? { ok: true, value: value as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
+  const exact = e_DiffPatchFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
-  return e_ToolCallCapabilities(value) ? { ok: true, value: value as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
+  const exact = e_ToolCallCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
-  return e_ToolCallCancelCapabilities(value) ? { ok: true, value: value as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
+  const exact = e_ToolCallCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
-  return e_ToolCallPermissionSubject(value) ? { ok: true, value: value as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
+  const exact = e_ToolCallPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
-  return e_CommandPermissionSubject(value) ? { ok: true, value: value as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
+  const exact = e_CommandPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -5144,872 +6200,1119 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
-  return e_PromptImageCapabilities(value) ? { ok: true, value: value as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
+  const exact = e_PromptImageCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
-  return e_PromptAudioCapabilities(value) ? { ok: true, value: value as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
+  const exact = e_PromptAudioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
-  return e_PromptEmbeddedContextCapabilities(value) ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
+  const exact = e_PromptEmbeddedContextCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
-  return e_McpStdioCapabilities(value) ? { ok: true, value: value as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
+  const exact = e_McpStdioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
-  return e_McpHttpCapabilities(value) ? { ok: true, value: value as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
+  const exact = e_McpHttpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
-  return e_LoginAuthResponse(value) ? { ok: true, value: value as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
+  const exact = e_LoginAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
-  return e_LogoutAuthResponse(value) ? { ok: true, value: value as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
+  const exact = e_LogoutAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
-  return e_TextCommandInput(value) ? { ok: true, value: value as T.TextCommandInput } : tolerant.TextCommandInput(value);
+  const exact = e_TextCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
-  return e_Command(value) ? { ok: true, value: value as T.Command } : tolerant.Command(value);
+  const exact = e_Command(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Command } : tolerant.Command(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
-  return e_SessionListCursor(value) ? { ok: true, value: value as T.SessionListCursor } : tolerant.SessionListCursor(value);
+  const exact = e_SessionListCursor(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
-  return e_CancelToolCallResponse(value) ? { ok: true, value: value as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
+  const exact = e_CancelToolCallResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
-  return e_CancelTerminalResponse(value) ? { ok: true, value: value as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
+  const exact = e_CancelTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
-  return e_ErrorData(value) ? { ok: true, value: value as T.ErrorData } : tolerant.ErrorData(value);
+  const exact = e_ErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorData } : tolerant.ErrorData(value);
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
-  return e_UnsupportedProtocolVersionErrorData(value) ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
+  const exact = e_UnsupportedProtocolVersionErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
-  return e_SessionNotFoundErrorData(value) ? { ok: true, value: value as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
+  const exact = e_SessionNotFoundErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
-  return e_UpdateSessionNotification(value) ? { ok: true, value: value as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
+  const exact = e_UpdateSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
-  return e_UserMessage(value) ? { ok: true, value: value as T.UserMessage } : tolerant.UserMessage(value);
+  const exact = e_UserMessage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UserMessage } : tolerant.UserMessage(value);
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
-  return e_AgentMessage(value) ? { ok: true, value: value as T.AgentMessage } : tolerant.AgentMessage(value);
+  const exact = e_AgentMessage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
-  return e_AgentThought(value) ? { ok: true, value: value as T.AgentThought } : tolerant.AgentThought(value);
+  const exact = e_AgentThought(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentThought } : tolerant.AgentThought(value);
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
-  return e_BackgroundWork(value) ? { ok: true, value: value as T.BackgroundWork } : tolerant.BackgroundWork(value);
+  const exact = e_BackgroundWork(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
-  return e_BackgroundTerminal(value) ? { ok: true, value: value as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
+  const exact = e_BackgroundTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
-  return e_BackgroundToolCall(value) ? { ok: true, value: value as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
+  const exact = e_BackgroundToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return e_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const exact = e_RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return e_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const exact = e_ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return e_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const exact = e_IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return e_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const exact = e_RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return e_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const exact = e_StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
-  return e_ToolCallContentChunk(value) ? { ok: true, value: value as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
+  const exact = e_ToolCallContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
-  return e_TerminalOutput(value) ? { ok: true, value: value as T.TerminalOutput } : tolerant.TerminalOutput(value);
+  const exact = e_TerminalOutput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
-  return e_TerminalSize(value) ? { ok: true, value: value as T.TerminalSize } : tolerant.TerminalSize(value);
+  const exact = e_TerminalSize(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
-  return e_TerminalCapabilities(value) ? { ok: true, value: value as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
+  const exact = e_TerminalCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
-  return e_TerminalCancelCapabilities(value) ? { ok: true, value: value as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
+  const exact = e_TerminalCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
-  return e_TerminalUpdate(value) ? { ok: true, value: value as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
+  const exact = e_TerminalUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
-  return e_TerminalOutputChunk(value) ? { ok: true, value: value as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
+  const exact = e_TerminalOutputChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return e_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const exact = e_PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  return e_PlanId(value) ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const exact = e_PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  return e_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const exact = e_PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return e_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const exact = e_PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
-  return e_ClientAuthCapabilities(value) ? { ok: true, value: value as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
+  const exact = e_ClientAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
-  return e_TerminalAuthCapabilities(value) ? { ok: true, value: value as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
+  const exact = e_TerminalAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
-  return e_LoginAuthRequest(value) ? { ok: true, value: value as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
+  const exact = e_LoginAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
-  return e_LogoutAuthRequest(value) ? { ok: true, value: value as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
+  const exact = e_LogoutAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
-  return e_ReplayFrom(value) ? { ok: true, value: value as T.ReplayFrom } : tolerant.ReplayFrom(value);
+  const exact = e_ReplayFrom(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
-  return e_ReplayFromStart(value) ? { ok: true, value: value as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
+  const exact = e_ReplayFromStart(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
-  return e_CancelToolCallRequest(value) ? { ok: true, value: value as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
+  const exact = e_CancelToolCallRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
-  return e_CancelTerminalRequest(value) ? { ok: true, value: value as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
+  const exact = e_CancelTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -6019,82 +7322,104 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
-  return e_CancelledPermissionOutcome(value) ? { ok: true, value: value as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
+  const exact = e_CancelledPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
-  return e_CancelSessionNotification(value) ? { ok: true, value: value as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
+  const exact = e_CancelSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {

@@ -5,8 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
- * are own properties and stay plain data (S34).
+ * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
+ * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
+ * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
+ * `JSON.parse` are own properties and stay plain data (S34).
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
@@ -41,32 +44,33 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
     case "mcp/message":
       return e_MessageMcpRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_AgentRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestId(v: any): boolean {
@@ -81,71 +85,68 @@ function e_WriteTextFileRequest__meta(v: any): boolean {
   return true;
 }
 
-function k_WriteTextFileRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_WriteTextFileRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WriteTextFileRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ReadTextFileRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.limit;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ReadTextFileRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "limit":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_RequestPermissionRequest_options(v: any): boolean {
@@ -157,33 +158,33 @@ function e_RequestPermissionRequest_options(v: any): boolean {
   return true;
 }
 
-function k_RequestPermissionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCall;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionRequest_options(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequestPermissionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCall":
+        if (!(e_ToolCallUpdate(x))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_RequestPermissionRequest_options(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_ToolCallUpdate_content(v: any): boolean {
@@ -204,61 +205,47 @@ function e_ToolCallUpdate_locations(v: any): boolean {
   return true;
 }
 
-function k_ToolCallUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolKind(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallStatus(x)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ToolCallUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        break;
+      case "status":
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallId(v: any): boolean {
@@ -273,480 +260,635 @@ function e_ToolCallStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed"));
 }
 
-function k_ToolCallContentContent(v: any): number {
-  let n = 1;
-  const m = k_Content(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentDiff(v: any): number {
-  let n = 1;
-  const m = k_Diff(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContentTerminal(v: any): number {
-  let n = 1;
-  const m = k_Terminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ToolCallContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "content":
-      return k_ToolCallContentContent(v);
-    case "diff":
-      return k_ToolCallContentDiff(v);
-    case "terminal":
-      return k_ToolCallContentTerminal(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+function e_ToolCallContentContent(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
+}
+
+function e_ToolCallContentDiff(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "oldText":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "newText":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_ToolCallContentTerminal(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ToolCallContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
-}
-
-function k_ContentBlockText(v: any): number {
-  let n = 1;
-  const m = k_TextContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockImage(v: any): number {
-  let n = 1;
-  const m = k_ImageContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockAudio(v: any): number {
-  let n = 1;
-  const m = k_AudioContent(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResourceLink(v: any): number {
-  let n = 1;
-  const m = k_ResourceLink(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlockResource(v: any): number {
-  let n = 1;
-  const m = k_EmbeddedResource(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ContentBlock(v: any): number {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
-    case "text":
-      return k_ContentBlockText(v);
-    case "image":
-      return k_ContentBlockImage(v);
-    case "audio":
-      return k_ContentBlockAudio(v);
-    case "resource_link":
-      return k_ContentBlockResourceLink(v);
-    case "resource":
-      return k_ContentBlockResource(v);
+    case "content":
+      return e_ToolCallContentContent(v);
+    case "diff":
+      return e_ToolCallContentDiff(v);
+    case "terminal":
+      return e_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? -1 : -1;
+      return typeof t === "string" ? false : false;
   }
 }
 
+function e_ContentBlockText(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_ContentBlockImage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockAudio(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockResourceLink(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_ContentBlockResource(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
 function e_ContentBlock(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "text":
+      return e_ContentBlockText(v);
+    case "image":
+      return e_ContentBlockImage(v);
+    case "audio":
+      return e_ContentBlockAudio(v);
+    case "resource_link":
+      return e_ContentBlockResourceLink(v);
+    case "resource":
+      return e_ContentBlockResource(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
 }
 
 function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!e_Role(x)) return false;
+    if (!((x === "assistant" || x === "user"))) return false;
   }
   return true;
 }
 
-function k_Annotations(v: any): number {
-  let n = 0, x: any;
-  x = v.audience;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations_audience(x)))) return -1;
-    n++;
-  }
-  x = v.lastModified;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.priority;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Annotations(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Annotations(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "audience":
+        if (!((x === null || e_Annotations_audience(x)))) return false;
+        break;
+      case "lastModified":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "priority":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_Role(v: any): boolean {
   return ((v === "assistant" || v === "user"));
 }
 
-function k_TextContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
-  }
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextContent(v));
-}
-
-function k_ImageContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ImageContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ImageContent(v));
-}
-
-function k_AudioContent(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.data;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AudioContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
-}
-
-function k_ResourceLink(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "data":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ResourceLink(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResourceLink(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_EmbeddedResourceResource(v: any): boolean {
   return e_TextResourceContents(v);
 }
 
-function k_TextResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.text;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_TextResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TextResourceContents(v));
-}
-
-function k_BlobResourceContents(v: any): number {
-  let n = 0, x: any;
-  x = v.blob;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.mimeType;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "text":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_BlobResourceContents(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BlobResourceContents(v));
-}
-
-function k_EmbeddedResource(v: any): number {
-  let n = 0, x: any;
-  x = v.annotations;
-  if (x !== undefined) {
-    if (!((x === null || e_Annotations(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "blob":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "mimeType":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.resource;
-  if (x !== undefined) {
-    if (!(e_EmbeddedResourceResource(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_EmbeddedResource(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EmbeddedResource(v));
-}
-
-function k_Content(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "annotations":
+        if (!((x === null || e_Annotations(x)))) return false;
+        break;
+      case "resource":
+        if (!(e_EmbeddedResourceResource(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_Content(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
-}
-
-function k_Diff(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.oldText;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.newText;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_Diff(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Diff(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "oldText":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "newText":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_TerminalId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Terminal(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Terminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Terminal(v));
-}
-
-function k_ToolCallLocation(v: any): number {
-  let n = 0, x: any;
-  x = v.path;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.line;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCallLocation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCallLocation(v));
-}
-
-function k_PermissionOption(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionKind(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "path":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "line":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PermissionOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PermissionOption(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!(((x === "allow_once" || x === "allow_always" || x === "reject_once" || x === "reject_always")))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_PermissionOptionId(v: any): boolean {
@@ -775,174 +917,199 @@ function e_CreateTerminalRequest_env(v: any): boolean {
   return true;
 }
 
-function k_CreateTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
-    n++;
-  }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.outputByteLimit;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_CreateTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CreateTerminalRequest(v));
-}
-
-function k_EnvVariable(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_CreateTerminalRequest_env(x))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "outputByteLimit":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_EnvVariable(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
-}
-
-function k_TerminalOutputRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalOutputRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputRequest(v));
-}
-
-function k_ReleaseTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_ReleaseTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReleaseTerminalRequest(v));
-}
-
-function k_WaitForTerminalExitRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_WaitForTerminalExitRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WaitForTerminalExitRequest(v));
-}
-
-function k_KillTerminalRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_KillTerminalRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function k_ElicitationFormMode(v: any): number {
+  let n = 0, x: any;
+  x = v.requestedSchema;
+  if (x !== undefined) {
+    if (!(e_ElicitationSchema(x))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestForm(v: any): number {
   let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_ElicitationUrlMode(v: any): number {
+  let n = 0, x: any;
+  x = v.elicitationId;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.url;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  return -1;
+  return n;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
@@ -994,37 +1161,43 @@ function e_CreateElicitationRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CreateElicitationRequest(v));
 }
 
-function k_ElicitationSessionScope(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!((x === null || e_ToolCallId(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSessionScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSessionScope(v));
-}
-
-function k_ElicitationRequestScope(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "toolCallId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationRequestScope(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationSchema_properties(v: any): boolean {
@@ -1036,139 +1209,42 @@ function e_ElicitationSchema_properties(v: any): boolean {
   return true;
 }
 
-function k_ElicitationSchema(v: any): number {
-  let n = 0, x: any;
-  x = v.type;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchemaType(x))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.properties;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema_properties(x))) return -1;
-    n++;
-  }
-  x = v.required;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ElicitationSchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationSchema(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        if (!(((x === "object")))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "properties":
+        if (!(e_ElicitationSchema_properties(x))) return false;
+        break;
+      case "required":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1;
-  const m = k_StringPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1;
-  const m = k_NumberPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1;
-  const m = k_IntegerPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1;
-  const m = k_BooleanPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1;
-  const m = k_MultiSelectPropertySchema(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_ElicitationPropertySchemaOther(v: any): number {
-  return Infinity;
-}
-
-function k_ElicitationPropertySchema(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "string":
-      return k_ElicitationPropertySchemaString(v);
-    case "number":
-      return k_ElicitationPropertySchemaNumber(v);
-    case "integer":
-      return k_ElicitationPropertySchemaInteger(v);
-    case "boolean":
-      return k_ElicitationPropertySchemaBoolean(v);
-    case "array":
-      return k_ElicitationPropertySchemaArray(v);
-    default:
-      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
-  }
-}
-
-function e_ElicitationPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationPropertySchema(v));
-}
-
-function e_StringFormat(v: any): boolean {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time"));
-}
-
-function k_EnumOption(v: any): number {
-  let n = 0, x: any;
-  x = v.const;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_EnumOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
-}
-
-function e_StringPropertySchema_oneOf(v: any): boolean {
+function e_ElicitationPropertySchemaString_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1177,283 +1253,471 @@ function e_StringPropertySchema_oneOf(v: any): boolean {
   return true;
 }
 
-function k_StringPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaString(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.maxLength;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
-  }
-  x = v.pattern;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.format;
-  if (x !== undefined) {
-    if (!((x === null || e_StringFormat(x)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.enum;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v.oneOf;
-  if (x !== undefined) {
-    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_StringPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringPropertySchema(v));
+function e_ElicitationPropertySchemaNumber(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
-function k_NumberPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaInteger(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
-function e_NumberPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NumberPropertySchema(v));
+function e_ElicitationPropertySchemaBoolean(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
-function k_IntegerPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_ElicitationPropertySchemaArray(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minimum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.maximum;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
-function e_IntegerPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_IntegerPropertySchema(v));
+function k_ElicitationPropertySchemaOther(v: any): number {
+  return Infinity;
 }
 
-function k_BooleanPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_BooleanPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
-}
-
-function k_MultiSelectItemsString(v: any): number {
-  let n = 1;
-  const m = k_StringMultiSelectItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_MultiSelectItems(v: any): number {
+function e_ElicitationPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
   const t = v.type;
   switch (t) {
     case "string":
-      return k_MultiSelectItemsString(v);
+      return e_ElicitationPropertySchemaString(v);
+    case "number":
+      return e_ElicitationPropertySchemaNumber(v);
+    case "integer":
+      return e_ElicitationPropertySchemaInteger(v);
+    case "boolean":
+      return e_ElicitationPropertySchemaBoolean(v);
+    case "array":
+      return e_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) >= 0 : false;
   }
+}
+
+function e_StringFormat(v: any): boolean {
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time"));
+}
+
+function e_EnumOption(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "const":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_StringPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "maxLength":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "pattern":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "format":
+        if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "enum":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "oneOf":
+        if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_NumberPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_IntegerPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minimum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "maximum":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "default":
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_BooleanPropertySchema(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "default":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_MultiSelectItemsString(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "enum":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_MultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectItems(v));
-}
-
-function k_StringMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.enum;
-  if (x !== undefined) {
-    if (!(e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "string":
+      return e_MultiSelectItemsString(v);
+    default:
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) >= 0 : false;
   }
-  return n;
 }
 
 function e_StringMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StringMultiSelectItems(v));
-}
-
-function k_TitledMultiSelectItems(v: any): number {
-  let n = 0, x: any;
-  x = v.anyOf;
-  if (x !== undefined) {
-    if (!(e_StringPropertySchema_oneOf(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "enum":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_TitledMultiSelectItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TitledMultiSelectItems(v));
-}
-
-function k_MultiSelectPropertySchema(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "anyOf":
+        if (!(e_ElicitationPropertySchemaString_oneOf(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.minItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.maxItems;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.items;
-  if (x !== undefined) {
-    if (!(e_MultiSelectItems(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.default;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MultiSelectPropertySchema(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MultiSelectPropertySchema(v));
-}
-
-function k_ElicitationFormMode(v: any): number {
-  let n = 0, x: any;
-  x = v.requestedSchema;
-  if (x !== undefined) {
-    if (!(e_ElicitationSchema(x))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "minItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "maxItems":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "items":
+        if (!(e_MultiSelectItems(x))) return false;
+        r++;
+        break;
+      case "default":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ElicitationFormMode(v: any): boolean {
@@ -1464,58 +1728,40 @@ function e_ElicitationId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ElicitationUrlMode(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  return -1;
-  return n;
-}
-
 function e_ElicitationUrlMode(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlMode(v));
 }
 
-function k_MessageMcpRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_McpRequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_MessageMcpRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "requestId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_McpServerAcpId(v: any): boolean {
@@ -1575,27 +1821,30 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
     case "session/prompt":
       return e_PromptResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_AgentResponse_AgentResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_AgentResponse(v: any): boolean {
@@ -1611,479 +1860,439 @@ function e_InitializeResponse_authMethods(v: any): boolean {
   return true;
 }
 
-function k_InitializeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.agentCapabilities;
-  if (x !== undefined) {
-    if (!(e_AgentCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.authMethods;
-  if (x !== undefined) {
-    if (!(e_InitializeResponse_authMethods(x))) return -1;
-    n++;
-  }
-  x = v.agentInfo;
-  if (x !== undefined) {
-    if (!((x === null || e_Implementation(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_InitializeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "agentCapabilities":
+        if (!(e_AgentCapabilities(x))) return false;
+        break;
+      case "authMethods":
+        if (!(e_InitializeResponse_authMethods(x))) return false;
+        break;
+      case "agentInfo":
+        if (!((x === null || e_Implementation(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ProtocolVersion(v: any): boolean {
   return (Number.isInteger(v) && v >= 0 && v <= 65535);
 }
 
-function k_AgentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.loadSession;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.promptCapabilities;
-  if (x !== undefined) {
-    if (!(e_PromptCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.mcpCapabilities;
-  if (x !== undefined) {
-    if (!(e_McpCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.sessionCapabilities;
-  if (x !== undefined) {
-    if (!(e_SessionCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!(e_AgentAuthCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.providers;
-  if (x !== undefined) {
-    if (!((x === null || e_ProvidersCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AgentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentCapabilities(v));
-}
-
-function k_PromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.image;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "loadSession":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "promptCapabilities":
+        if (!(e_PromptCapabilities(x))) return false;
+        break;
+      case "mcpCapabilities":
+        if (!(e_McpCapabilities(x))) return false;
+        break;
+      case "sessionCapabilities":
+        if (!(e_SessionCapabilities(x))) return false;
+        break;
+      case "auth":
+        if (!(e_AgentAuthCapabilities(x))) return false;
+        break;
+      case "providers":
+        if (!((x === null || e_ProvidersCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.audio;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.embeddedContext;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_PromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptCapabilities(v));
-}
-
-function k_McpCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.http;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "image":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "audio":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "embeddedContext":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.sse;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.acp;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_McpCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpCapabilities(v));
-}
-
-function k_SessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.list;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionListCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "http":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "sse":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "acp":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.delete;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionDeleteCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.fork;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionForkCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.archive;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionArchiveCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionStatusCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionTitleCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.resume;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionResumeCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.close;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCloseCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCapabilities(v));
-}
-
-function k_SessionListCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "list":
+        if (!((x === null || e_SessionListCapabilities(x)))) return false;
+        break;
+      case "delete":
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return false;
+        break;
+      case "fork":
+        if (!((x === null || e_SessionForkCapabilities(x)))) return false;
+        break;
+      case "archive":
+        if (!((x === null || e_SessionArchiveCapabilities(x)))) return false;
+        break;
+      case "status":
+        if (!((x === null || e_SessionStatusCapabilities(x)))) return false;
+        break;
+      case "title":
+        if (!((x === null || e_SessionTitleCapabilities(x)))) return false;
+        break;
+      case "resume":
+        if (!((x === null || e_SessionResumeCapabilities(x)))) return false;
+        break;
+      case "close":
+        if (!((x === null || e_SessionCloseCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionListCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionListCapabilities(v));
-}
-
-function k_SessionDeleteCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionDeleteCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionDeleteCapabilities(v));
-}
-
-function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionAdditionalDirectoriesCapabilities(v));
-}
-
-function k_SessionSystemPromptCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.mode;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptCapabilities(v));
-}
-
-function k_SessionSystemPromptModeCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.override;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mode":
+        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptModeCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptModeCapabilities(v));
-}
-
-function k_SessionSystemPromptOverrideCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "override":
+        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionSystemPromptOverrideCapabilities(v));
-}
-
-function k_SessionForkCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionForkCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionForkCapabilities(v));
-}
-
-function k_SessionArchiveCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionArchiveCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionArchiveCapabilities(v));
-}
-
-function k_SessionStatusCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionStatusCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusCapabilities(v));
-}
-
-function k_SessionTitleCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionTitleCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionTitleCapabilities(v));
-}
-
-function k_SessionResumeCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionResumeCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionResumeCapabilities(v));
-}
-
-function k_SessionCloseCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionCloseCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCloseCapabilities(v));
-}
-
-function k_AgentAuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.status;
-  if (x !== undefined) {
-    if (!((x === null || e_AuthStatusCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.logout;
-  if (x !== undefined) {
-    if (!((x === null || e_LogoutCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_AgentAuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
-}
-
-function k_AuthStatusCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "status":
+        if (!((x === null || e_AuthStatusCapabilities(x)))) return false;
+        break;
+      case "logout":
+        if (!((x === null || e_LogoutCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthStatusCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusCapabilities(v));
-}
-
-function k_LogoutCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutCapabilities(v));
-}
-
-function k_ProvidersCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ProvidersCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProvidersCapabilities(v));
-}
-
-function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1;
-  const m = k_AuthMethodTerminal(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_AuthMethod(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "terminal":
-      return k_AuthMethodTerminalVariant(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return true;
 }
 
-function e_AuthMethod(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethod(v));
-}
-
-function e_AuthMethodId(v: any): boolean {
-  return (typeof v === "string");
-}
-
-function e_AuthMethodTerminal_env(v: any): boolean {
+function e_AuthMethodTerminalVariant_env(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -2092,115 +2301,160 @@ function e_AuthMethodTerminal_env(v: any): boolean {
   return true;
 }
 
-function k_AuthMethodTerminal(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+function e_AuthMethodTerminalVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  return r === 2;
+}
+
+function e_AuthMethod(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "terminal":
+      return e_AuthMethodTerminalVariant(v);
+    default:
+      return typeof t === "string" ? false : false;
   }
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+}
+
+function e_AuthMethodId(v: any): boolean {
+  return (typeof v === "string");
 }
 
 function e_AuthMethodTerminal(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodTerminal(v));
-}
-
-function k_AuthMethodAgent(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "env":
+        if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_AuthMethodAgent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthMethodAgent(v));
-}
-
-function k_Implementation(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.version;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_Implementation(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Implementation(v));
-}
-
-function k_AuthenticateResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "version":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_AuthenticateResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthenticateResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_ListProvidersResponse_providers(v: any): boolean {
@@ -2212,66 +2466,57 @@ function e_ListProvidersResponse_providers(v: any): boolean {
   return true;
 }
 
-function k_ListProvidersResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.providers;
-  if (x !== undefined) {
-    if (!(e_ListProvidersResponse_providers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListProvidersResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersResponse(v));
-}
-
-function e_ProviderInfo_supported(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_LlmProtocol(x)) return false;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providers":
+        if (!(e_ListProvidersResponse_providers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return true;
-}
-
-function k_ProviderInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.supported;
-  if (x !== undefined) {
-    if (!(e_ProviderInfo_supported(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.required;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  x = v.current;
-  if (x !== undefined) {
-    if (!((x === null || e_ProviderCurrentConfig(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ProviderInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProviderInfo(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "supported":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "required":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      case "current":
+        if (!((x === null || e_ProviderCurrentConfig(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_ProviderId(v: any): boolean {
@@ -2282,70 +2527,77 @@ function e_LlmProtocol(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ProviderCurrentConfig(v: any): number {
-  let n = 0, x: any;
-  x = v.apiType;
-  if (x !== undefined) {
-    if (!(e_LlmProtocol(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.baseUrl;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProviderCurrentConfig(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProviderCurrentConfig(v));
-}
-
-function k_SetProviderResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "apiType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "baseUrl":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SetProviderResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetProviderResponse(v));
-}
-
-function k_DisableProviderResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_DisableProviderResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DisableProviderResponse(v));
-}
-
-function k_LogoutResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_LogoutResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_AuthStatusResponse_accounts(v: any): boolean {
@@ -2357,71 +2609,65 @@ function e_AuthStatusResponse_accounts(v: any): boolean {
   return true;
 }
 
-function k_AuthStatusResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.state;
-  if (x !== undefined) {
-    if (!(e_AuthState(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.accounts;
-  if (x !== undefined) {
-    if (!(e_AuthStatusResponse_accounts(x))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AuthStatusResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "accounts":
+        if (!(e_AuthStatusResponse_accounts(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_AuthState(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_AuthAccount(v: any): number {
-  let n = 0, x: any;
-  x = v.label;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.active;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.email;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.organization;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_AuthAccount(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthAccount(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "label":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "active":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "email":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "organization":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_NewSessionResponse_configOptions(v: any): boolean {
@@ -2433,33 +2679,31 @@ function e_NewSessionResponse_configOptions(v: any): boolean {
   return true;
 }
 
-function k_NewSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
-  }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_SessionModeState_availableModes(v: any): boolean {
@@ -2471,67 +2715,92 @@ function e_SessionModeState_availableModes(v: any): boolean {
   return true;
 }
 
-function k_SessionModeState(v: any): number {
-  let n = 0, x: any;
-  x = v.currentModeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.availableModes;
-  if (x !== undefined) {
-    if (!(e_SessionModeState_availableModes(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionModeState(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionModeState(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "availableModes":
+        if (!(e_SessionModeState_availableModes(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionModeId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionMode(v: any): number {
+function e_SessionMode(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function k_SessionConfigSelect(v: any): number {
   let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
+  x = v.currentValue;
   if (x !== undefined) {
     if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
-  x = v.description;
+  x = v.options;
   if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
+    if (!(e_SessionConfigSelectOptions(x))) return -1;
     n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
+  } else return -1;
   return n;
-}
-
-function e_SessionMode(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMode(v));
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
   let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
+}
+
+function k_SessionConfigBoolean(v: any): number {
+  let n = 0, x: any;
+  x = v.currentValue;
+  if (x !== undefined) {
+    if (!((typeof x === "boolean"))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
@@ -2556,7 +2825,7 @@ function k_SessionConfigOption(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.name;
@@ -2571,7 +2840,7 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v.category;
   if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionCategory(x)))) return -1;
+    if (!((x === null || (typeof x === "string")))) return -1;
     n++;
   }
   x = v._meta;
@@ -2614,123 +2883,127 @@ function e_SessionConfigSelectOptions(v: any): boolean {
   return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
-function k_SessionConfigSelectOption(v: any): number {
-  let n = 0, x: any;
-  x = v.value;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigSelectOption(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectOption(v));
-}
-
-function k_SessionConfigSelectGroup(v: any): number {
-  let n = 0, x: any;
-  x = v.group;
-  if (x !== undefined) {
-    if (!(e_SessionConfigGroupId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_SessionConfigSelectGroup(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelectGroup(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "group":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_SessionConfigGroupId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SessionConfigSelect(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!(e_SessionConfigValueId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.options;
-  if (x !== undefined) {
-    if (!(e_SessionConfigSelectOptions(x))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_SessionConfigSelect(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigSelect(v));
-}
-
-function k_SessionConfigBoolean(v: any): number {
-  let n = 0, x: any;
-  x = v.currentValue;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  return n;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "options":
+        if (!(e_SessionConfigSelectOptions(x))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionConfigBoolean(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
-}
-
-function k_LoadSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentValue":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_LoadSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_ListSessionsResponse_sessions(v: any): boolean {
@@ -2742,355 +3015,355 @@ function e_ListSessionsResponse_sessions(v: any): boolean {
   return true;
 }
 
-function k_ListSessionsResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessions;
-  if (x !== undefined) {
-    if (!(e_ListSessionsResponse_sessions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.nextCursor;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ListSessionsResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
-}
-
-function k_SessionInfo(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessions":
+        if (!(e_ListSessionsResponse_sessions(x))) return false;
+        r++;
+        break;
+      case "nextCursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.archived;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "boolean")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionInfo(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfo(v));
-}
-
-function k_DeleteSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "archived":
+        if (!((x === null || (typeof x === "boolean")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_DeleteSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionResponse(v));
-}
-
-function k_ForkSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ForkSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ForkSessionResponse(v));
-}
-
-function k_ArchiveSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_ArchiveSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ArchiveSessionResponse(v));
-}
-
-function k_UnarchiveSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_UnarchiveSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnarchiveSessionResponse(v));
-}
-
-function k_SessionStatusResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_SessionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SessionStatusResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_SessionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_SetSessionTitleResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SetSessionTitleResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionTitleResponse(v));
-}
-
-function k_ResumeSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.modes;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionModeState(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ResumeSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionResponse(v));
-}
-
-function k_CloseSessionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "modes":
+        if (!((x === null || e_SessionModeState(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_CloseSessionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionResponse(v));
-}
-
-function k_SetSessionModeResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionModeResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeResponse(v));
-}
-
-function k_SetSessionConfigOptionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_SetSessionConfigOptionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionResponse(v));
-}
-
-function k_PromptResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.stopReason;
-  if (x !== undefined) {
-    if (!(e_StopReason(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.usage;
-  if (x !== undefined) {
-    if (!((x === null || e_Usage(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_PromptResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptResponse(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "stopReason":
+        if (!(((x === "end_turn" || x === "max_tokens" || x === "max_turn_requests" || x === "refusal" || x === "cancelled")))) return false;
+        r++;
+        break;
+      case "usage":
+        if (!((x === null || e_Usage(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_StopReason(v: any): boolean {
   return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled"));
 }
 
-function k_Usage(v: any): number {
-  let n = 0, x: any;
-  x = v.totalTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.inputTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.outputTokens;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.thoughtTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.cachedReadTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v.cachedWriteTokens;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Usage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Usage(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "totalTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "inputTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "outputTokens":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "thoughtTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "cachedReadTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "cachedWriteTokens":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_ExtResponse(v: any): boolean {
   return true;
 }
 
-function k_Error(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!(e_ErrorCode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    n++;
-  }
-  return n;
-}
-
 function e_Error(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Error(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ErrorCode(v: any): boolean {
@@ -3106,317 +3379,717 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
     case "auth/status_update":
       return e_AuthStatusUpdateNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_AgentNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_AgentNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AgentNotification(v));
-}
-
-function k_SessionNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.update;
-  if (x !== undefined) {
-    if (!(e_SessionUpdate(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionNotification(v));
-}
-
-function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_ContentChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCall(v: any): number {
-  let n = 1;
-  const m = k_ToolCall(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1;
-  const m = k_ToolCallUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlan(v: any): number {
-  let n = 1;
-  const m = k_Plan(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1;
-  const m = k_PlanUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdatePlanRemoved(v: any): number {
-  let n = 1;
-  const m = k_PlanRemoved(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1;
-  const m = k_AvailableCommandsUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCurrentModeUpdate(v: any): number {
-  let n = 1;
-  const m = k_CurrentModeUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1;
-  const m = k_ConfigOptionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1;
-  const m = k_SessionInfoUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1;
-  const m = k_UsageUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateNotice(v: any): number {
-  let n = 1;
-  const m = k_Notice(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1;
-  const m = k_CompactionUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1;
-  const m = k_CompactionSummaryChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSubagentUpdate(v: any): number {
-  let n = 1;
-  const m = k_SubagentUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionMessage(v: any): number {
-  let n = 1;
-  const m = k_SessionMessage(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdateSessionMessageChunk(v: any): number {
-  let n = 1;
-  const m = k_SessionMessageChunk(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_SessionUpdate(v: any): number {
-  const t = v.sessionUpdate;
-  switch (t) {
-    case "user_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_message_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "agent_thought_chunk":
-      return k_SessionUpdateUserMessageChunk(v);
-    case "tool_call":
-      return k_SessionUpdateToolCall(v);
-    case "tool_call_update":
-      return k_SessionUpdateToolCallUpdate(v);
-    case "plan":
-      return k_SessionUpdatePlan(v);
-    case "plan_update":
-      return k_SessionUpdatePlanUpdate(v);
-    case "plan_removed":
-      return k_SessionUpdatePlanRemoved(v);
-    case "available_commands_update":
-      return k_SessionUpdateAvailableCommandsUpdate(v);
-    case "current_mode_update":
-      return k_SessionUpdateCurrentModeUpdate(v);
-    case "config_option_update":
-      return k_SessionUpdateConfigOptionUpdate(v);
-    case "session_info_update":
-      return k_SessionUpdateSessionInfoUpdate(v);
-    case "usage_update":
-      return k_SessionUpdateUsageUpdate(v);
-    case "notice":
-      return k_SessionUpdateNotice(v);
-    case "compaction_update":
-      return k_SessionUpdateCompactionUpdate(v);
-    case "compaction_summary_chunk":
-      return k_SessionUpdateCompactionSummaryChunk(v);
-    case "subagent_update":
-      return k_SessionUpdateSubagentUpdate(v);
-    case "session_message":
-      return k_SessionUpdateSessionMessage(v);
-    case "session_message_chunk":
-      return k_SessionUpdateSessionMessageChunk(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "update":
+        if (!(e_SessionUpdate(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 2;
+}
+
+function e_SessionUpdateUserMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "messageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateToolCall(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        break;
+      case "content":
+        if (!(e_ToolCallUpdate_content(x))) return false;
+        break;
+      case "locations":
+        if (!(e_ToolCallUpdate_locations(x))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateToolCallUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "kind":
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        break;
+      case "status":
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
+        break;
+      case "locations":
+        if (!((x === null || e_ToolCallUpdate_locations(x)))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdatePlan_entries(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_PlanEntry(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdatePlan(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdatePlanUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdatePlanRemoved(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate_availableCommands(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_AvailableCommand(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "availableCommands":
+        if (!(e_SessionUpdateAvailableCommandsUpdate_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_SessionUpdateUsageUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateNotice(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionUpdate_summary(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!e_ContentBlock(x)) return false;
+  }
+  return true;
+}
+
+function e_SessionUpdateCompactionUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SessionUpdateSubagentUpdate(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        break;
+      case "state":
+        if (!((x === null || e_StateUpdate(x)))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionMessage(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "senderSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "senderMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionUpdateSessionMessageChunk(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionUpdate":
+        break;
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SessionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionUpdate(v));
+  if (!rt.isObject(v)) return false;
+  const t = v.sessionUpdate;
+  switch (t) {
+    case "user_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_message_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "agent_thought_chunk":
+      return e_SessionUpdateUserMessageChunk(v);
+    case "tool_call":
+      return e_SessionUpdateToolCall(v);
+    case "tool_call_update":
+      return e_SessionUpdateToolCallUpdate(v);
+    case "plan":
+      return e_SessionUpdatePlan(v);
+    case "plan_update":
+      return e_SessionUpdatePlanUpdate(v);
+    case "plan_removed":
+      return e_SessionUpdatePlanRemoved(v);
+    case "available_commands_update":
+      return e_SessionUpdateAvailableCommandsUpdate(v);
+    case "current_mode_update":
+      return e_SessionUpdateCurrentModeUpdate(v);
+    case "config_option_update":
+      return e_SessionUpdateConfigOptionUpdate(v);
+    case "session_info_update":
+      return e_SessionUpdateSessionInfoUpdate(v);
+    case "usage_update":
+      return e_SessionUpdateUsageUpdate(v);
+    case "notice":
+      return e_SessionUpdateNotice(v);
+    case "compaction_update":
+      return e_SessionUpdateCompactionUpdate(v);
+    case "compaction_summary_chunk":
+      return e_SessionUpdateCompactionSummaryChunk(v);
+    case "subagent_update":
+      return e_SessionUpdateSubagentUpdate(v);
+    case "session_message":
+      return e_SessionUpdateSessionMessage(v);
+    case "session_message_chunk":
+      return e_SessionUpdateSessionMessageChunk(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
 }
 
 function e_MessageId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_ContentChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ContentChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
-}
-
-function k_ToolCall(v: any): number {
-  let n = 0, x: any;
-  x = v.toolCallId;
-  if (x !== undefined) {
-    if (!(e_ToolCallId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "messageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.kind;
-  if (x !== undefined) {
-    if (!(e_ToolKind(x))) return -1;
-    n++;
-  }
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_ToolCallStatus(x))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate_content(x))) return -1;
-    n++;
-  }
-  x = v.locations;
-  if (x !== undefined) {
-    if (!(e_ToolCallUpdate_locations(x))) return -1;
-    n++;
-  }
-  x = v.rawInput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v.rawOutput;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ToolCall(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ToolCall(v));
-}
-
-function k_PlanEntry(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.priority;
-  if (x !== undefined) {
-    if (!(e_PlanEntryPriority(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_PlanEntryStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "toolCallId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "name":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "kind":
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        break;
+      case "content":
+        if (!(e_ToolCallUpdate_content(x))) return false;
+        break;
+      case "locations":
+        if (!(e_ToolCallUpdate_locations(x))) return false;
+        break;
+      case "rawInput":
+        break;
+      case "rawOutput":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PlanEntry(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanEntry(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "priority":
+        if (!(((x === "high" || x === "medium" || x === "low")))) return false;
+        r++;
+        break;
+      case "status":
+        if (!(((x === "pending" || x === "in_progress" || x === "completed")))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 3;
 }
 
 function e_PlanEntryPriority(v: any): boolean {
@@ -3427,410 +4100,462 @@ function e_PlanEntryStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed"));
 }
 
-function e_Plan_entries(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_PlanEntry(x)) return false;
-  }
-  return true;
-}
-
-function k_Plan(v: any): number {
-  let n = 0, x: any;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_Plan_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Plan(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Plan(v));
-}
-
-function k_PlanUpdateContentItems(v: any): number {
-  let n = 1;
-  const m = k_PlanItems(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_PlanUpdateContentFile(v: any): number {
-  let n = 1;
-  const m = k_PlanFile(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_PlanUpdateContentMarkdown(v: any): number {
-  let n = 1;
-  const m = k_PlanMarkdown(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_PlanUpdateContent(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "items":
-      return k_PlanUpdateContentItems(v);
-    case "file":
-      return k_PlanUpdateContentFile(v);
-    case "markdown":
-      return k_PlanUpdateContentMarkdown(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
+}
+
+function e_PlanUpdateContentItems(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdateContentFile(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_PlanUpdateContentMarkdown(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_PlanUpdateContent(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdateContent(v));
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "items":
+      return e_PlanUpdateContentItems(v);
+    case "file":
+      return e_PlanUpdateContentFile(v);
+    case "markdown":
+      return e_PlanUpdateContentMarkdown(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
 }
 
 function e_PlanId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_PlanItems(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.entries;
-  if (x !== undefined) {
-    if (!(e_Plan_entries(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PlanItems(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanItems(v));
-}
-
-function k_PlanFile(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.uri;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "entries":
+        if (!(e_SessionUpdatePlan_entries(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PlanFile(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanFile(v));
-}
-
-function k_PlanMarkdown(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "uri":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PlanMarkdown(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanMarkdown(v));
-}
-
-function k_PlanUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.plan;
-  if (x !== undefined) {
-    if (!(e_PlanUpdateContent(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_PlanUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanUpdate(v));
-}
-
-function k_PlanRemoved(v: any): number {
-  let n = 0, x: any;
-  x = v.planId;
-  if (x !== undefined) {
-    if (!(e_PlanId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "plan":
+        if (!(e_PlanUpdateContent(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_PlanRemoved(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanRemoved(v));
-}
-
-function k_AvailableCommand(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.input;
-  if (x !== undefined) {
-    if (!((x === null || e_AvailableCommandInput(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "planId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AvailableCommand(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "input":
+        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_AvailableCommandInput(v: any): boolean {
   return e_UnstructuredCommandInput(v);
 }
 
-function k_UnstructuredCommandInput(v: any): number {
-  let n = 0, x: any;
-  x = v.hint;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_UnstructuredCommandInput(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnstructuredCommandInput(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "hint":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
-function e_AvailableCommandsUpdate_availableCommands(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_AvailableCommand(x)) return false;
+function e_AvailableCommandsUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "availableCommands":
+        if (!(e_SessionUpdateAvailableCommandsUpdate_availableCommands(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_CurrentModeUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "currentModeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_ConfigOptionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "configOptions":
+        if (!(e_NewSessionResponse_configOptions(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
+}
+
+function e_SessionInfoUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "updatedAt":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
   return true;
 }
 
-function k_AvailableCommandsUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.availableCommands;
-  if (x !== undefined) {
-    if (!(e_AvailableCommandsUpdate_availableCommands(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_AvailableCommandsUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommandsUpdate(v));
-}
-
-function k_CurrentModeUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.currentModeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_CurrentModeUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CurrentModeUpdate(v));
-}
-
-function k_ConfigOptionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!(e_NewSessionResponse_configOptions(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ConfigOptionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ConfigOptionUpdate(v));
-}
-
-function k_SessionInfoUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.updatedAt;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SessionInfoUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionInfoUpdate(v));
-}
-
-function k_Cost(v: any): number {
-  let n = 0, x: any;
-  x = v.amount;
-  if (x !== undefined) {
-    if (!((typeof x === "number" && Number.isFinite(x)))) return -1;
-    n++;
-  } else return -1;
-  x = v.currency;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Cost(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Cost(v));
-}
-
-function k_UsageUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.used;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.size;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return -1;
-    n++;
-  } else return -1;
-  x = v.cost;
-  if (x !== undefined) {
-    if (!((x === null || e_Cost(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "amount":
+        if (!((typeof x === "number" && Number.isFinite(x)))) return false;
+        r++;
+        break;
+      case "currency":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_UsageUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UsageUpdate(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "used":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "size":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 18446744073709552000))) return false;
+        r++;
+        break;
+      case "cost":
+        if (!((x === null || e_Cost(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_NoticeSeverity(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_Notice(v: any): number {
-  let n = 0, x: any;
-  x = v.severity;
-  if (x !== undefined) {
-    if (!(e_NoticeSeverity(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string" && x.length >= 1))) return -1;
-    n++;
-  } else return -1;
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_Notice(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_Notice(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "severity":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string" && x.length >= 1))) return false;
+        r++;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_CompactionId(v: any): boolean {
@@ -3841,162 +4566,117 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_CompactionUpdate_summary(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!e_ContentBlock(x)) return false;
+function e_CompactionUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "status":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "summary":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "error":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_CompactionSummaryChunk(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compactionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_SubagentSessionCapabilities(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cancel":
+        if (!((x === null || e_SessionCancelCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
   return true;
 }
 
-function k_CompactionUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.status;
-  if (x !== undefined) {
-    if (!(e_CompactionStatus(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.summary;
-  if (x !== undefined) {
-    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
-    n++;
-  }
-  x = v.error;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_CompactionUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionUpdate(v));
-}
-
-function k_CompactionSummaryChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.compactionId;
-  if (x !== undefined) {
-    if (!(e_CompactionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_CompactionSummaryChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompactionSummaryChunk(v));
-}
-
-function k_SubagentSessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.cancel;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionCancelCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_SubagentSessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SubagentSessionCapabilities(v));
-}
-
-function k_SessionCancelCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionCancelCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionCancelCapabilities(v));
-}
-
-function k_StateUpdateRunning(v: any): number {
-  let n = 1;
-  const m = k_RunningStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateIdle(v: any): number {
-  let n = 1;
-  const m = k_IdleStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateRequiresAction(v: any): number {
-  let n = 1;
-  const m = k_RequiresActionStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdateUnknown(v: any): number {
-  let n = 1;
-  const m = k_UnknownStateUpdate(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_StateUpdate(v: any): number {
-  const t = v.state;
-  switch (t) {
-    case "running":
-      return k_StateUpdateRunning(v);
-    case "idle":
-      return k_StateUpdateIdle(v);
-    case "requires_action":
-      return k_StateUpdateRequiresAction(v);
-    case "unknown":
-      return k_StateUpdateUnknown(v);
-    default:
-      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return true;
 }
 
-function e_StateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_StateUpdate(v));
-}
-
-function k_RunningStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+function e_StateUpdateRunning(v: any): boolean {
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return true;
+}
+
+function k_IdleStateUpdateEndTurn(v: any): number {
+  let n = 1;
   return n;
-}
-
-function e_RunningStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RunningStateUpdate(v));
 }
 
 function k_ErrorStopReason(v: any): number {
@@ -4006,15 +4686,6 @@ function k_ErrorStopReason(v: any): number {
     if (!((x === null || e_Error(x)))) return -1;
     n++;
   }
-  return n;
-}
-
-function e_ErrorStopReason(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
-}
-
-function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1;
   return n;
 }
 
@@ -4062,196 +4733,240 @@ function k_IdleStateUpdate(v: any): number {
   return n;
 }
 
+function k_StateUpdateIdle(v: any): number {
+  let n = 1;
+  const m = k_IdleStateUpdate(v);
+  return m < 0 ? -1 : n + m;
+}
+
+function e_StateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.state;
+  switch (t) {
+    case "running":
+      return e_StateUpdateRunning(v);
+    case "idle":
+      return rt.exactKeys(v, k_StateUpdateIdle(v));
+    case "requires_action":
+      return e_StateUpdateRunning(v);
+    case "unknown":
+      return e_StateUpdateRunning(v);
+    default:
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) >= 0 : false;
+  }
+}
+
+function e_RunningStateUpdate(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_ErrorStopReason(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "error":
+        if (!((x === null || e_Error(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
 function e_IdleStateUpdate(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_IdleStateUpdate(v));
 }
 
-function k_RequiresActionStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_RequiresActionStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequiresActionStateUpdate(v));
-}
-
-function k_UnknownStateUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_UnknownStateUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnknownStateUpdate(v));
-}
-
-function k_SubagentUpdate(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.description;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.capabilities;
-  if (x !== undefined) {
-    if (!((x === null || e_SubagentSessionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.state;
-  if (x !== undefined) {
-    if (!((x === null || e_StateUpdate(x)))) return -1;
-    n++;
-  }
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SubagentUpdate(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SubagentUpdate(v));
-}
-
-function k_SessionMessage(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.senderSessionId;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionId(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "description":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "capabilities":
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        break;
+      case "state":
+        if (!((x === null || e_StateUpdate(x)))) return false;
+        break;
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "additionalDirectories":
+        if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.recipientSessionId;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionId(x)))) return -1;
-    n++;
-  }
-  x = v.senderMessageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v.recipientMessageId;
-  if (x !== undefined) {
-    if (!((x === null || e_MessageId(x)))) return -1;
-    n++;
-  }
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_SessionMessage(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMessage(v));
-}
-
-function k_SessionMessageChunk(v: any): number {
-  let n = 0, x: any;
-  x = v.messageId;
-  if (x !== undefined) {
-    if (!(e_MessageId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_ContentBlock(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "senderSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientSessionId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "senderMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "recipientMessageId":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "content":
+        if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionMessageChunk(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionMessageChunk(v));
-}
-
-function k_CompleteElicitationNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.elicitationId;
-  if (x !== undefined) {
-    if (!(e_ElicitationId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "messageId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_ContentBlock(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CompleteElicitationNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CompleteElicitationNotification(v));
-}
-
-function k_AuthStatusUpdateNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.state;
-  if (x !== undefined) {
-    if (!(e_AuthState(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.accounts;
-  if (x !== undefined) {
-    if (!(e_AuthStatusResponse_accounts(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "elicitationId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_AuthStatusUpdateNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusUpdateNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "state":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "accounts":
+        if (!(e_AuthStatusResponse_accounts(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_ExtNotification(v: any): boolean {
@@ -4303,163 +5018,144 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
     case "session/prompt":
       return e_PromptRequest(v);
     default:
-      return e_ExtRequest(v);
+      return true;
   }
-}
-
-function k_ClientRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientRequest(v));
-}
-
-function k_InitializeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.protocolVersion;
-  if (x !== undefined) {
-    if (!(e_ProtocolVersion(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.clientCapabilities;
-  if (x !== undefined) {
-    if (!(e_ClientCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.clientInfo;
-  if (x !== undefined) {
-    if (!((x === null || e_Implementation(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_InitializeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_InitializeRequest(v));
-}
-
-function k_ClientCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.fs;
-  if (x !== undefined) {
-    if (!(e_FileSystemCapabilities(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "protocolVersion":
+        if (!((Number.isInteger(x) && x >= 0 && x <= 65535))) return false;
+        r++;
+        break;
+      case "clientCapabilities":
+        if (!(e_ClientCapabilities(x))) return false;
+        break;
+      case "clientInfo":
+        if (!((x === null || e_Implementation(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v.session;
-  if (x !== undefined) {
-    if (!((x === null || e_ClientSessionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.subagents;
-  if (x !== undefined) {
-    if (!((x === null || e_SubagentCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.plan;
-  if (x !== undefined) {
-    if (!((x === null || e_PlanCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.auth;
-  if (x !== undefined) {
-    if (!(e_AuthCapabilities(x))) return -1;
-    n++;
-  }
-  x = v.elicitation;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ClientCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientCapabilities(v));
-}
-
-function k_FileSystemCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.readTextFile;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "fs":
+        if (!(e_FileSystemCapabilities(x))) return false;
+        break;
+      case "terminal":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "session":
+        if (!((x === null || e_ClientSessionCapabilities(x)))) return false;
+        break;
+      case "subagents":
+        if (!((x === null || e_SubagentCapabilities(x)))) return false;
+        break;
+      case "plan":
+        if (!((x === null || e_PlanCapabilities(x)))) return false;
+        break;
+      case "auth":
+        if (!(e_AuthCapabilities(x))) return false;
+        break;
+      case "elicitation":
+        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.writeTextFile;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_FileSystemCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_FileSystemCapabilities(v));
-}
-
-function k_ClientSessionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.compaction;
-  if (x !== undefined) {
-    if (!((x === null || e_CompactionCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "readTextFile":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "writeTextFile":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.configOptions;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v.notices;
-  if (x !== undefined) {
-    if (!((x === null || e_NoticeCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ClientSessionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientSessionCapabilities(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "compaction":
+        if (!((x === null || e_CompactionCapabilities(x)))) return false;
+        break;
+      case "configOptions":
+        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return false;
+        break;
+      case "notices":
+        if (!((x === null || e_NoticeCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_CompactionCapabilities(v: any): boolean {
@@ -4467,37 +5163,39 @@ function e_CompactionCapabilities(v: any): boolean {
   return true;
 }
 
-function k_SessionConfigOptionsCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.boolean;
-  if (x !== undefined) {
-    if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SessionConfigOptionsCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigOptionsCapabilities(v));
-}
-
-function k_BooleanConfigOptionCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "boolean":
+        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_BooleanConfigOptionCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_BooleanConfigOptionCapabilities(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_NoticeCapabilities(v: any): boolean {
@@ -4505,217 +5203,231 @@ function e_NoticeCapabilities(v: any): boolean {
   return true;
 }
 
-function k_SubagentCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_SubagentCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SubagentCapabilities(v));
-}
-
-function k_PlanCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_PlanCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PlanCapabilities(v));
-}
-
-function k_AuthCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.terminal;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_AuthCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthCapabilities(v));
-}
-
-function k_ElicitationCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v.form;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationFormCapabilities(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminal":
+        if (!((typeof x === "boolean"))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.url;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationUrlCapabilities(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_ElicitationCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationCapabilities(v));
-}
-
-function k_ElicitationFormCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "form":
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        break;
+      case "url":
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationFormCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationFormCapabilities(v));
-}
-
-function k_ElicitationUrlCapabilities(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ElicitationUrlCapabilities(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationUrlCapabilities(v));
-}
-
-function k_AuthenticateRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.methodId;
-  if (x !== undefined) {
-    if (!(e_AuthMethodId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthenticateRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthenticateRequest(v));
-}
-
-function k_ListProvidersRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "methodId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_ListProvidersRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersRequest(v));
-}
-
-function k_SetProviderRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.apiType;
-  if (x !== undefined) {
-    if (!(e_LlmProtocol(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.baseUrl;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(e_AuthMethodTerminal_env(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_SetProviderRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetProviderRequest(v));
-}
-
-function k_DisableProviderRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.providerId;
-  if (x !== undefined) {
-    if (!(e_ProviderId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "apiType":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "baseUrl":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(e_AuthMethodTerminalVariant_env(x))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_DisableProviderRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DisableProviderRequest(v));
-}
-
-function k_LogoutRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "providerId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_LogoutRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LogoutRequest(v));
-}
-
-function k_AuthStatusRequest(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_AuthStatusRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_NewSessionRequest_mcpServers(v: any): boolean {
@@ -4727,101 +5439,38 @@ function e_NewSessionRequest_mcpServers(v: any): boolean {
   return true;
 }
 
-function k_NewSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_NewSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
-}
-
-function k_McpServerHttpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerHttp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerSseVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerSse(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServerAcpVariant(v: any): number {
-  let n = 1;
-  const m = k_McpServerAcp(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_McpServer(v: any): number {
-  const t = v.type;
-  switch (t) {
-    case "http":
-      return k_McpServerHttpVariant(v);
-    case "sse":
-      return k_McpServerSseVariant(v);
-    case "acp":
-      return k_McpServerAcpVariant(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        r++;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 2;
 }
 
-function e_McpServer(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServer(v));
-}
-
-function k_HttpHeader(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.value;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_HttpHeader(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
-}
-
-function e_McpServerHttp_headers(v: any): boolean {
+function e_McpServerHttpVariant_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4830,441 +5479,532 @@ function e_McpServerHttp_headers(v: any): boolean {
   return true;
 }
 
-function k_McpServerHttp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+function e_McpServerHttpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 3;
+}
+
+function e_McpServerAcpVariant(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "type":
+        break;
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
+}
+
+function e_McpServer(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  const t = v.type;
+  switch (t) {
+    case "http":
+      return e_McpServerHttpVariant(v);
+    case "sse":
+      return e_McpServerHttpVariant(v);
+    case "acp":
+      return e_McpServerAcpVariant(v);
+    default:
+      return typeof t === "string" ? false : false;
+  }
+}
+
+function e_HttpHeader(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "value":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_McpServerHttp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerHttp(v));
-}
-
-function k_McpServerSse(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.url;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.headers;
-  if (x !== undefined) {
-    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_McpServerSse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerSse(v));
-}
-
-function k_McpServerAcp(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "url":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "headers":
+        if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_McpServerAcp(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerAcp(v));
-}
-
-function k_McpServerStdio(v: any): number {
-  let n = 0, x: any;
-  x = v.name;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.command;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.args;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.env;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_McpServerStdio(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpServerStdio(v));
-}
-
-function k_SystemPrompt(v: any): number {
-  let n = 0, x: any;
-  x = v.mode;
-  if (x !== undefined) {
-    if (!(e_SystemPromptMode(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.content;
-  if (x !== undefined) {
-    if (!(e_CompactionUpdate_summary(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "name":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "command":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "args":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        r++;
+        break;
+      case "env":
+        if (!(x !== null && e_CreateTerminalRequest_env(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 4;
 }
 
 function e_SystemPrompt(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SystemPrompt(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mode":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "content":
+        if (!(e_SessionUpdateCompactionUpdate_summary(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_SystemPromptMode(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_LoadSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
-  }
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_LoadSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionRequest(v));
-}
-
-function k_ListSessionsRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.cursor;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v.archived;
-  if (x !== undefined) {
-    if (!((x === null || e_SessionArchiveFilter(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 3;
 }
 
 function e_ListSessionsRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsRequest(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "cwd":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "cursor":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "archived":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
 }
 
 function e_SessionArchiveFilter(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_DeleteSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_DeleteSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_DeleteSessionRequest(v));
-}
-
-function k_ForkSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ForkSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ForkSessionRequest(v));
-}
-
-function k_ArchiveSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_ArchiveSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ArchiveSessionRequest(v));
-}
-
-function k_UnarchiveSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_UnarchiveSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_UnarchiveSessionRequest(v));
-}
-
-function k_SessionStatusRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SessionStatusRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SessionStatusRequest(v));
-}
-
-function k_SetSessionTitleRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.title;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SetSessionTitleRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionTitleRequest(v));
-}
-
-function k_ResumeSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.cwd;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.additionalDirectories;
-  if (x !== undefined) {
-    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "title":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.mcpServers;
-  if (x !== undefined) {
-    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
-    n++;
-  }
-  x = v.systemPrompt;
-  if (x !== undefined) {
-    if (!((x === null || e_SystemPrompt(x)))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_ResumeSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
-}
-
-function k_CloseSessionRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "cwd":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "additionalDirectories":
+        if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
+        break;
+      case "mcpServers":
+        if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
+        break;
+      case "systemPrompt":
+        if (!((x === null || e_SystemPrompt(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 2;
 }
 
 function e_CloseSessionRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CloseSessionRequest(v));
-}
-
-function k_SetSessionModeRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.modeId;
-  if (x !== undefined) {
-    if (!(e_SessionModeId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_SetSessionModeRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "modeId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function k_SetSessionConfigOptionRequestBoolean(v: any): number {
@@ -5291,12 +6031,12 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   let n = 0, x: any;
   x = v.sessionId;
   if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v.configId;
   if (x !== undefined) {
-    if (!(e_SessionConfigId(x))) return -1;
+    if (!((typeof x === "string"))) return -1;
     n++;
   } else return -1;
   x = v._meta;
@@ -5314,28 +6054,29 @@ function e_SetSessionConfigOptionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionConfigOptionRequest(v));
 }
 
-function k_PromptRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.prompt;
-  if (x !== undefined) {
-    if (!(e_CompactionUpdate_summary(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_PromptRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "prompt":
+        if (!(e_SessionUpdateCompactionUpdate_summary(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
@@ -5361,248 +6102,305 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
     case "mcp/message":
       return e_MessageMcpResponse(v);
     default:
-      return e_ExtResponse(v);
+      return true;
   }
 }
 
-function k_ClientResponse_ClientResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ClientResponse(v: any): boolean {
   return e_ClientResponse_ClientResponseResult(v);
 }
 
-function k_WriteTextFileResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_WriteTextFileResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WriteTextFileResponse(v));
-}
-
-function k_ReadTextFileResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ReadTextFileResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileResponse(v));
-}
-
-function k_RequestPermissionResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.outcome;
-  if (x !== undefined) {
-    if (!(e_RequestPermissionOutcome(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_RequestPermissionResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
-}
-
-function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1;
-  const m = k_SelectedPermissionOutcome(v);
-  return m < 0 ? -1 : n + m;
-}
-
-function k_RequestPermissionOutcome(v: any): number {
-  const t = v.outcome;
-  switch (t) {
-    case "cancelled":
-      return k_IdleStateUpdateEndTurn(v);
-    case "selected":
-      return k_RequestPermissionOutcomeSelected(v);
-    default:
-      return typeof t === "string" ? -1 : -1;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        if (!(e_RequestPermissionOutcome(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
+  return r === 1;
+}
+
+function e_RequestPermissionOutcomeCancelled(v: any): boolean {
+  for (const k in v) {
+    switch (k) {
+      case "outcome":
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_RequestPermissionOutcomeSelected(v: any): boolean {
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "outcome":
+        break;
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_RequestPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionOutcome(v));
-}
-
-function k_SelectedPermissionOutcome(v: any): number {
-  let n = 0, x: any;
-  x = v.optionId;
-  if (x !== undefined) {
-    if (!(e_PermissionOptionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  const t = v.outcome;
+  switch (t) {
+    case "cancelled":
+      return e_RequestPermissionOutcomeCancelled(v);
+    case "selected":
+      return e_RequestPermissionOutcomeSelected(v);
+    default:
+      return typeof t === "string" ? false : false;
   }
-  return n;
 }
 
 function e_SelectedPermissionOutcome(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
-}
-
-function k_CreateTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.terminalId;
-  if (x !== undefined) {
-    if (!(e_TerminalId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "optionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CreateTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CreateTerminalResponse(v));
-}
-
-function k_TerminalOutputResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.output;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.truncated;
-  if (x !== undefined) {
-    if (!((typeof x === "boolean"))) return -1;
-    n++;
-  } else return -1;
-  x = v.exitStatus;
-  if (x !== undefined) {
-    if (!((x === null || e_TerminalExitStatus(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "terminalId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_TerminalOutputResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputResponse(v));
-}
-
-function k_TerminalExitStatus(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "output":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "truncated":
+        if (!((typeof x === "boolean"))) return false;
+        r++;
+        break;
+      case "exitStatus":
+        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 2;
 }
 
 function e_TerminalExitStatus(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_TerminalExitStatus(v));
-}
-
-function k_ReleaseTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_ReleaseTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ReleaseTerminalResponse(v));
-}
-
-function k_WaitForTerminalExitResponse(v: any): number {
-  let n = 0, x: any;
-  x = v.exitCode;
-  if (x !== undefined) {
-    if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v.signal;
-  if (x !== undefined) {
-    if (!((x === null || (typeof x === "string")))) return -1;
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return true;
 }
 
 function e_WaitForTerminalExitResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_WaitForTerminalExitResponse(v));
-}
-
-function k_KillTerminalResponse(v: any): number {
-  let n = 0, x: any;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "exitCode":
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        break;
+      case "signal":
+        if (!((x === null || (typeof x === "string")))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return true;
 }
 
 function e_KillTerminalResponse(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalResponse(v));
+  if (!rt.isObject(v)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return true;
+}
+
+function e_ElicitationAcceptAction_content(v: any): boolean {
+  if (!rt.isObject(v)) return false;
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (!e_ElicitationContentValue(x)) return false;
+  }
+  return true;
+}
+
+function k_ElicitationAcceptAction(v: any): number {
+  let n = 0, x: any;
+  x = v.content;
+  if (x !== undefined) {
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
+    n++;
+  }
+  return n;
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
@@ -5650,72 +6448,67 @@ function e_ElicitationContentValue(v: any): boolean {
   return e_CreateTerminalRequest_args(v);
 }
 
-function e_ElicitationAcceptAction_content(v: any): boolean {
+function e_ElicitationAcceptAction(v: any): boolean {
   if (!rt.isObject(v)) return false;
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!e_ElicitationContentValue(x)) return false;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "content":
+        if (!((x === null || e_ElicitationAcceptAction_content(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
   return true;
 }
 
-function k_ElicitationAcceptAction(v: any): number {
-  let n = 0, x: any;
-  x = v.content;
-  if (x !== undefined) {
-    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
-function e_ElicitationAcceptAction(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
-}
-
-function k_MessageMcpResponse_MessageMcpResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.result;
-  if (x !== undefined) {
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpResponse_MessageMcpResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "result":
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function e_MessageMcpResponse(v: any): boolean {
   return e_MessageMcpResponse_MessageMcpResponseResult(v);
 }
 
-function k_McpError(v: any): number {
-  let n = 0, x: any;
-  x = v.code;
-  if (x !== undefined) {
-    if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return -1;
-    n++;
-  } else return -1;
-  x = v.message;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.data;
-  if (x !== undefined) {
-    n++;
-  }
-  return Infinity;
-}
-
 function e_McpError(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_McpError(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "code":
+        if (!((Number.isInteger(x) && x >= -2147483648 && x <= 2147483647))) return false;
+        r++;
+        break;
+      case "message":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "data":
+        break;
+      default:
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function d_ClientNotification_params(method: unknown, v: any): boolean {
@@ -5725,99 +6518,103 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
     case "mcp/message":
       return e_MessageMcpNotification(v);
     default:
-      return e_ExtNotification(v);
+      return true;
   }
-}
-
-function k_ClientNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
 }
 
 function e_ClientNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ClientNotification(v));
-}
-
-function k_CancelNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.sessionId;
-  if (x !== undefined) {
-    if (!(e_SessionId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 1;
 }
 
 function e_CancelNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelNotification(v));
-}
-
-function k_MessageMcpNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.serverId;
-  if (x !== undefined) {
-    if (!(e_McpServerAcpId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_McpRequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "sessionId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_MessageMcpNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpNotification(v));
-}
-
-function k_CancelRequestNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.requestId;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "serverId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "requestId":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  return n;
+  return r === 3;
 }
 
 function e_CancelRequestNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "requestId":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function d_ProxyRequest_params(method: unknown, v: any): boolean {
@@ -5831,55 +6628,56 @@ function d_ProxyRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function k_ProxyRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxyRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_InitializeProxyRequest(v: any): boolean {
   return e_InitializeRequest(v);
 }
 
-function k_ProxySuccessorRequest(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    n++;
-  }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxySuccessorRequest(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorRequest(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): boolean {
@@ -5893,23 +6691,26 @@ function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function k_ProxyResponse_ProxyResponseResult(v: any): number {
-  let n = 0, x: any;
-  x = v.id;
-  if (x !== undefined) {
-    if (!(e_RequestId(x))) return -1;
-    n++;
-  } else return -1;
-  x = v.result;
-  if (x !== undefined) {
-    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
-    n++;
-  } else return -1;
-  return n;
-}
-
 function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyResponse_ProxyResponseResult(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "id":
+        if (!(e_RequestId(x))) return false;
+        r++;
+        break;
+      case "result":
+        if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return false;
+        r++;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 2;
 }
 
 function e_ProxyResponse(v: any): boolean {
@@ -5933,472 +6734,594 @@ function d_ProxyNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function k_ProxyNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
-    n++;
-  }
-  return n;
-}
-
 function e_ProxyNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxyNotification(v));
-}
-
-function k_ProxySuccessorNotification(v: any): number {
-  let n = 0, x: any;
-  x = v.method;
-  if (x !== undefined) {
-    if (!((typeof x === "string"))) return -1;
-    n++;
-  } else return -1;
-  x = v.params;
-  if (x !== undefined) {
-    n++;
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
   }
-  x = v._meta;
-  if (x !== undefined) {
-    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
-    n++;
-  }
-  return n;
+  return r === 1;
 }
 
 function e_ProxySuccessorNotification(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorNotification(v));
+  if (!rt.isObject(v)) return false;
+  let r = 0;
+  for (const k in v) {
+    const x: any = v[k];
+    switch (k) {
+      case "method":
+        if (!((typeof x === "string"))) return false;
+        r++;
+        break;
+      case "params":
+        break;
+      case "_meta":
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        break;
+      default:
+        rt.noteUnknown(v, k);
+        break;
+    }
+  }
+  return r === 1;
 }
 
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return e_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  return e_RequestId(value) ? { ok: true, value: value as T.RequestId } : tolerant.RequestId(value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return e_WriteTextFileRequest(value) ? { ok: true, value: value as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
+  const exact = e_WriteTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  return e_SessionId(value) ? { ok: true, value: value as T.SessionId } : tolerant.SessionId(value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return e_ReadTextFileRequest(value) ? { ok: true, value: value as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
+  const exact = e_ReadTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return e_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return e_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return e_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : tolerant.ToolCallId(value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  return e_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : tolerant.ToolKind(value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return e_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return e_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return e_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : tolerant.ContentBlock(value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  return e_Annotations(value) ? { ok: true, value: value as T.Annotations } : tolerant.Annotations(value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  return e_Role(value) ? { ok: true, value: value as T.Role } : tolerant.Role(value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  return e_TextContent(value) ? { ok: true, value: value as T.TextContent } : tolerant.TextContent(value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  return e_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : tolerant.ImageContent(value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  return e_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : tolerant.AudioContent(value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return e_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : tolerant.ResourceLink(value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return e_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return e_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return e_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return e_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  return e_Content(value) ? { ok: true, value: value as T.Content } : tolerant.Content(value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  return e_Diff(value) ? { ok: true, value: value as T.Diff } : tolerant.Diff(value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  return e_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : tolerant.TerminalId(value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  return e_Terminal(value) ? { ok: true, value: value as T.Terminal } : tolerant.Terminal(value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return e_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return e_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : tolerant.PermissionOption(value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return e_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return e_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return e_CreateTerminalRequest(value) ? { ok: true, value: value as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
+  const exact = e_CreateTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return e_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : tolerant.EnvVariable(value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return e_TerminalOutputRequest(value) ? { ok: true, value: value as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
+  const exact = e_TerminalOutputRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return e_ReleaseTerminalRequest(value) ? { ok: true, value: value as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
+  const exact = e_ReleaseTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return e_WaitForTerminalExitRequest(value) ? { ok: true, value: value as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
+  const exact = e_WaitForTerminalExitRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return e_KillTerminalRequest(value) ? { ok: true, value: value as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
+  const exact = e_KillTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return e_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return e_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return e_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return e_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return e_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return e_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  return e_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : tolerant.StringFormat(value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  return e_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : tolerant.EnumOption(value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return e_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return e_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return e_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return e_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return e_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return e_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return e_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return e_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return e_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return e_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : tolerant.ElicitationId(value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return e_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return e_MessageMcpRequest(value) ? { ok: true, value: value as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
+  const exact = e_MessageMcpRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return e_McpServerAcpId(value) ? { ok: true, value: value as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
+  const exact = e_McpServerAcpId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return e_McpRequestId(value) ? { ok: true, value: value as T.McpRequestId } : tolerant.McpRequestId(value);
+  const exact = e_McpRequestId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return e_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : tolerant.ExtRequest(value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return e_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
@@ -6408,1159 +7331,1488 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  return exact ? { ok: true, value: value as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return e_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return e_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return e_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return e_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return e_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return e_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return e_SessionListCapabilities(value) ? { ok: true, value: value as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
+  const exact = e_SessionListCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return e_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return e_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return e_SessionSystemPromptCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
+  const exact = e_SessionSystemPromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return e_SessionSystemPromptModeCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
+  const exact = e_SessionSystemPromptModeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return e_SessionSystemPromptOverrideCapabilities(value) ? { ok: true, value: value as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
+  const exact = e_SessionSystemPromptOverrideCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return e_SessionForkCapabilities(value) ? { ok: true, value: value as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
+  const exact = e_SessionForkCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return e_SessionArchiveCapabilities(value) ? { ok: true, value: value as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
+  const exact = e_SessionArchiveCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return e_SessionStatusCapabilities(value) ? { ok: true, value: value as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
+  const exact = e_SessionStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return e_SessionTitleCapabilities(value) ? { ok: true, value: value as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
+  const exact = e_SessionTitleCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return e_SessionResumeCapabilities(value) ? { ok: true, value: value as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
+  const exact = e_SessionResumeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return e_SessionCloseCapabilities(value) ? { ok: true, value: value as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
+  const exact = e_SessionCloseCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return e_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return e_AuthStatusCapabilities(value) ? { ok: true, value: value as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
+  const exact = e_AuthStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return e_LogoutCapabilities(value) ? { ok: true, value: value as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
+  const exact = e_LogoutCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return e_ProvidersCapabilities(value) ? { ok: true, value: value as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
+  const exact = e_ProvidersCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return e_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : tolerant.AuthMethod(value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return e_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return e_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return e_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  return e_Implementation(value) ? { ok: true, value: value as T.Implementation } : tolerant.Implementation(value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return e_AuthenticateResponse(value) ? { ok: true, value: value as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
+  const exact = e_AuthenticateResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return e_ListProvidersResponse(value) ? { ok: true, value: value as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
+  const exact = e_ListProvidersResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return e_ProviderInfo(value) ? { ok: true, value: value as T.ProviderInfo } : tolerant.ProviderInfo(value);
+  const exact = e_ProviderInfo(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
-  return e_ProviderId(value) ? { ok: true, value: value as T.ProviderId } : tolerant.ProviderId(value);
+  const exact = e_ProviderId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProviderId } : tolerant.ProviderId(value);
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return e_LlmProtocol(value) ? { ok: true, value: value as T.LlmProtocol } : tolerant.LlmProtocol(value);
+  const exact = e_LlmProtocol(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return e_ProviderCurrentConfig(value) ? { ok: true, value: value as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
+  const exact = e_ProviderCurrentConfig(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return e_SetProviderResponse(value) ? { ok: true, value: value as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
+  const exact = e_SetProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return e_DisableProviderResponse(value) ? { ok: true, value: value as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
+  const exact = e_DisableProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return e_LogoutResponse(value) ? { ok: true, value: value as T.LogoutResponse } : tolerant.LogoutResponse(value);
+  const exact = e_LogoutResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return e_AuthStatusResponse(value) ? { ok: true, value: value as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
+  const exact = e_AuthStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
-  return e_AuthState(value) ? { ok: true, value: value as T.AuthState } : tolerant.AuthState(value);
+  const exact = e_AuthState(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthState } : tolerant.AuthState(value);
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return e_AuthAccount(value) ? { ok: true, value: value as T.AuthAccount } : tolerant.AuthAccount(value);
+  const exact = e_AuthAccount(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return e_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return e_SessionModeState(value) ? { ok: true, value: value as T.SessionModeState } : tolerant.SessionModeState(value);
+  const exact = e_SessionModeState(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return e_SessionModeId(value) ? { ok: true, value: value as T.SessionModeId } : tolerant.SessionModeId(value);
+  const exact = e_SessionModeId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
-  return e_SessionMode(value) ? { ok: true, value: value as T.SessionMode } : tolerant.SessionMode(value);
+  const exact = e_SessionMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return e_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return e_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return e_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return e_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return e_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return e_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return e_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return e_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return e_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return e_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return e_LoadSessionResponse(value) ? { ok: true, value: value as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
+  const exact = e_LoadSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return e_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return e_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : tolerant.SessionInfo(value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return e_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return e_ForkSessionResponse(value) ? { ok: true, value: value as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
+  const exact = e_ForkSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return e_ArchiveSessionResponse(value) ? { ok: true, value: value as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
+  const exact = e_ArchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return e_UnarchiveSessionResponse(value) ? { ok: true, value: value as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
+  const exact = e_UnarchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return e_SessionStatusResponse(value) ? { ok: true, value: value as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
+  const exact = e_SessionStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return e_SessionStatus(value) ? { ok: true, value: value as T.SessionStatus } : tolerant.SessionStatus(value);
+  const exact = e_SessionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return e_SetSessionTitleResponse(value) ? { ok: true, value: value as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
+  const exact = e_SetSessionTitleResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return e_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return e_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return e_SetSessionModeResponse(value) ? { ok: true, value: value as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
+  const exact = e_SetSessionModeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return e_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return e_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : tolerant.PromptResponse(value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
-  return e_StopReason(value) ? { ok: true, value: value as T.StopReason } : tolerant.StopReason(value);
+  const exact = e_StopReason(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
-  return e_Usage(value) ? { ok: true, value: value as T.Usage } : tolerant.Usage(value);
+  const exact = e_Usage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Usage } : tolerant.Usage(value);
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return e_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : tolerant.ExtResponse(value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  return e_Error(value) ? { ok: true, value: value as T.Error } : tolerant.Error(value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return e_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : tolerant.ErrorCode(value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return e_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return e_SessionNotification(value) ? { ok: true, value: value as T.SessionNotification } : tolerant.SessionNotification(value);
+  const exact = e_SessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return e_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  return e_MessageId(value) ? { ok: true, value: value as T.MessageId } : tolerant.MessageId(value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return e_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : tolerant.ContentChunk(value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
-  return e_ToolCall(value) ? { ok: true, value: value as T.ToolCall } : tolerant.ToolCall(value);
+  const exact = e_ToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return e_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : tolerant.PlanEntry(value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return e_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return e_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
-  return e_Plan(value) ? { ok: true, value: value as T.Plan } : tolerant.Plan(value);
+  const exact = e_Plan(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return e_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  const exact = e_PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  return e_PlanId(value) ? { ok: true, value: value as T.PlanId } : tolerant.PlanId(value);
+  const exact = e_PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  return e_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : tolerant.PlanItems(value);
+  const exact = e_PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
-  return e_PlanFile(value) ? { ok: true, value: value as T.PlanFile } : tolerant.PlanFile(value);
+  const exact = e_PlanFile(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanFile } : tolerant.PlanFile(value);
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return e_PlanMarkdown(value) ? { ok: true, value: value as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
+  const exact = e_PlanMarkdown(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return e_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  const exact = e_PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return e_PlanRemoved(value) ? { ok: true, value: value as T.PlanRemoved } : tolerant.PlanRemoved(value);
+  const exact = e_PlanRemoved(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return e_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return e_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return e_UnstructuredCommandInput(value) ? { ok: true, value: value as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
+  const exact = e_UnstructuredCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return e_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return e_CurrentModeUpdate(value) ? { ok: true, value: value as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
+  const exact = e_CurrentModeUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return e_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return e_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  return e_Cost(value) ? { ok: true, value: value as T.Cost } : tolerant.Cost(value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return e_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return e_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  return e_Notice(value) ? { ok: true, value: value as T.Notice } : tolerant.Notice(value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  return e_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : tolerant.CompactionId(value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return e_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return e_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return e_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return e_SubagentSessionCapabilities(value) ? { ok: true, value: value as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
+  const exact = e_SubagentSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return e_SessionCancelCapabilities(value) ? { ok: true, value: value as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
+  const exact = e_SessionCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return e_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : tolerant.StateUpdate(value);
+  const exact = e_StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return e_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  const exact = e_RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return e_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  const exact = e_ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return e_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  const exact = e_IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return e_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  const exact = e_RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return e_UnknownStateUpdate(value) ? { ok: true, value: value as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
+  const exact = e_UnknownStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return e_SubagentUpdate(value) ? { ok: true, value: value as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
+  const exact = e_SubagentUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return e_SessionMessage(value) ? { ok: true, value: value as T.SessionMessage } : tolerant.SessionMessage(value);
+  const exact = e_SessionMessage(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return e_SessionMessageChunk(value) ? { ok: true, value: value as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
+  const exact = e_SessionMessageChunk(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return e_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return e_AuthStatusUpdateNotification(value) ? { ok: true, value: value as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
+  const exact = e_AuthStatusUpdateNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return e_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : tolerant.ExtNotification(value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return e_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return e_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return e_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return e_FileSystemCapabilities(value) ? { ok: true, value: value as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
+  const exact = e_FileSystemCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return e_ClientSessionCapabilities(value) ? { ok: true, value: value as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
+  const exact = e_ClientSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return e_CompactionCapabilities(value) ? { ok: true, value: value as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
+  const exact = e_CompactionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return e_SessionConfigOptionsCapabilities(value) ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
+  const exact = e_SessionConfigOptionsCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return e_BooleanConfigOptionCapabilities(value) ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
+  const exact = e_BooleanConfigOptionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return e_NoticeCapabilities(value) ? { ok: true, value: value as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
+  const exact = e_NoticeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
 /**
- * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
-  return e_SubagentCapabilities(value) ? { ok: true, value: value as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
+  const exact = e_SubagentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
 }
 
 /**
- * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
-  return e_PlanCapabilities(value) ? { ok: true, value: value as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
+  const exact = e_PlanCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return e_AuthCapabilities(value) ? { ok: true, value: value as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
+  const exact = e_AuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return e_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return e_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return e_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return e_AuthenticateRequest(value) ? { ok: true, value: value as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
+  const exact = e_AuthenticateRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return e_ListProvidersRequest(value) ? { ok: true, value: value as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
+  const exact = e_ListProvidersRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return e_SetProviderRequest(value) ? { ok: true, value: value as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
+  const exact = e_SetProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return e_DisableProviderRequest(value) ? { ok: true, value: value as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
+  const exact = e_DisableProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return e_LogoutRequest(value) ? { ok: true, value: value as T.LogoutRequest } : tolerant.LogoutRequest(value);
+  const exact = e_LogoutRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return e_AuthStatusRequest(value) ? { ok: true, value: value as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
+  const exact = e_AuthStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return e_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  return e_McpServer(value) ? { ok: true, value: value as T.McpServer } : tolerant.McpServer(value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return e_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : tolerant.HttpHeader(value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return e_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return e_McpServerSse(value) ? { ok: true, value: value as T.McpServerSse } : tolerant.McpServerSse(value);
+  const exact = e_McpServerSse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return e_McpServerAcp(value) ? { ok: true, value: value as T.McpServerAcp } : tolerant.McpServerAcp(value);
+  const exact = e_McpServerAcp(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return e_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return e_SystemPrompt(value) ? { ok: true, value: value as T.SystemPrompt } : tolerant.SystemPrompt(value);
+  const exact = e_SystemPrompt(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return e_SystemPromptMode(value) ? { ok: true, value: value as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
+  const exact = e_SystemPromptMode(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return e_LoadSessionRequest(value) ? { ok: true, value: value as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
+  const exact = e_LoadSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return e_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return e_SessionArchiveFilter(value) ? { ok: true, value: value as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
+  const exact = e_SessionArchiveFilter(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return e_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return e_ForkSessionRequest(value) ? { ok: true, value: value as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
+  const exact = e_ForkSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return e_ArchiveSessionRequest(value) ? { ok: true, value: value as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
+  const exact = e_ArchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return e_UnarchiveSessionRequest(value) ? { ok: true, value: value as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
+  const exact = e_UnarchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return e_SessionStatusRequest(value) ? { ok: true, value: value as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
+  const exact = e_SessionStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return e_SetSessionTitleRequest(value) ? { ok: true, value: value as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
+  const exact = e_SetSessionTitleRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return e_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return e_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return e_SetSessionModeRequest(value) ? { ok: true, value: value as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
+  const exact = e_SetSessionModeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return e_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return e_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : tolerant.PromptRequest(value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return e_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
@@ -7570,179 +8822,228 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  return exact ? { ok: true, value: value as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return e_WriteTextFileResponse(value) ? { ok: true, value: value as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
+  const exact = e_WriteTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return e_ReadTextFileResponse(value) ? { ok: true, value: value as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
+  const exact = e_ReadTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return e_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return e_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return e_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return e_CreateTerminalResponse(value) ? { ok: true, value: value as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
+  const exact = e_CreateTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return e_TerminalOutputResponse(value) ? { ok: true, value: value as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
+  const exact = e_TerminalOutputResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return e_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return e_ReleaseTerminalResponse(value) ? { ok: true, value: value as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
+  const exact = e_ReleaseTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return e_WaitForTerminalExitResponse(value) ? { ok: true, value: value as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
+  const exact = e_WaitForTerminalExitResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return e_KillTerminalResponse(value) ? { ok: true, value: value as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
+  const exact = e_KillTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return e_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return e_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return e_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return e_MessageMcpResponse(value) ? { ok: true, value: value as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
+  const exact = e_MessageMcpResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
-  return e_McpError(value) ? { ok: true, value: value as T.McpError } : tolerant.McpError(value);
+  const exact = e_McpError(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.McpError } : tolerant.McpError(value);
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return e_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return e_CancelNotification(value) ? { ok: true, value: value as T.CancelNotification } : tolerant.CancelNotification(value);
+  const exact = e_CancelNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return e_MessageMcpNotification(value) ? { ok: true, value: value as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
+  const exact = e_MessageMcpNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return e_ProxyRequest(value) ? { ok: true, value: value as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  const exact = e_ProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return e_InitializeProxyRequest(value) ? { ok: true, value: value as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
+  const exact = e_InitializeProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return e_ProxySuccessorRequest(value) ? { ok: true, value: value as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
+  const exact = e_ProxySuccessorRequest(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return e_ProxyResponse(value) ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  const exact = e_ProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   let exact: boolean;
@@ -7752,40 +9053,50 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
   } finally {
     askedMethod = undefined;
   }
-  return exact ? { ok: true, value: value as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return e_InitializeProxyResponse(value) ? { ok: true, value: value as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
+  const exact = e_InitializeProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return e_ProxySuccessorResponse(value) ? { ok: true, value: value as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
+  const exact = e_ProxySuccessorResponse(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return e_ProxyNotification(value) ? { ok: true, value: value as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  const exact = e_ProxyNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself when nothing changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return e_ProxySuccessorNotification(value) ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+  const exact = e_ProxySuccessorNotification(value);
+  const kept = rt.settleUnknown(exact, value);
+  return exact ? { ok: true, value: kept as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 
 /**
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
- * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
+ * properties (deleted in place, S29) changes.
  * Text that is not JSON gives an issue at the root; never throws.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
