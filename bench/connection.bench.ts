@@ -10,8 +10,9 @@
  *   decodes each and folds it into its session's state with the generated reducer
  *   (each sample a fresh set of sessions shaped as in the corpus): ours through
  *   `createSessionStore` (the trusted path: `reduceSessionOwned` on the connection's own
- *   tree), the SDK's with `reduceSession` in its `session/update` handler, as before
- *   issue 11, so that runs before and after it compare.
+ *   tree), the SDK's with `reduceSessionOwned` in its `session/update` handler (zod's output
+ *   is as fresh as ours), so that both sides fold with the same reducer and only the
+ *   connection, framing and decoding differ.
  * Each pair runs in memory (ours: `inMemoryTransports`; the SDK: an agent app connected to
  * a client app) and over the stdio of a child process running the agent. Then "bytes to
  * state" (bench/connection/bytes-to-state.ts): the same updates as lines, folded with no
@@ -34,7 +35,7 @@ import {
   emptySessionState,
   inMemoryTransports,
   ndJsonStream,
-  reduceSession,
+  reduceSessionOwned,
   sessionStateToJSON,
   type SessionState,
   type SessionUpdate,
@@ -100,7 +101,8 @@ function sdkClient(name: string, target: Parameters<ReturnType<typeof sdk.client
   const states = new Map<string, SessionState>();
   const progress = new Progress();
   const app = sdk.client().onNotification("session/update", async ({ params }) => {
-    states.set(params.sessionId, reduceSession(states.get(params.sessionId) ?? emptySessionState(), params.update as SessionUpdate));
+    // zod's output is a fresh value nobody else holds: handed over, as our store's own handler does.
+    states.set(params.sessionId, reduceSessionOwned(states.get(params.sessionId) ?? emptySessionState(), params.update as SessionUpdate));
     progress.reduced();
   });
   return new Promise((resolve) => {

@@ -242,9 +242,15 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** Times `reps` passes; returns milliseconds per pass and the accepted count. */
+/**
+ * Times `reps` passes after one untimed pass of the same contender (which pays for the young
+ * garbage the previous contender left and brings the heap to this contender's steady state);
+ * returns milliseconds per pass and the accepted count. No GC is forced here: a forced full GC
+ * leaves the young generation shrunk, which a process decoding a live stream never has, and
+ * made every allocating row 1.5-2x slower in the samples after it (README, "GC policy").
+ */
 function sample(work: Workload, checks: PassWork, reps: number): { ms: number; accepted: number } {
-  gc();
+  pass(work, checks);
   let accepted = 0;
   const start = performance.now();
   for (let r = 0; r < reps; r++) accepted = pass(work, checks);
@@ -252,12 +258,13 @@ function sample(work: Workload, checks: PassWork, reps: number): { ms: number; a
 }
 
 /**
- * Runs warm-up then timed rounds, rotating the contender order each round.
+ * Runs warm-up then timed rounds, rotating the contender order each round, after one full GC.
  * A fast contender repeats the corpus within one sample so that each sample
  * lasts at least `minSampleMs` (timer and GC noise would dominate otherwise);
  * the reported time is per pass over the corpus.
  */
 function measure(work: Workload, list: Contender[], rounds: number, warmup: number, minSampleMs = 200): Row[] {
+  gc();
   const checks: PassWork[] = list.map((c) => (c.lineChecks ? c.lineChecks(work) : c.resolve ? new Map(work.defs.map((d) => [d, c.resolve!(d)])) : undefined));
   const rows: Row[] = list.map((c) => ({ name: c.name, accepted: 0, times: [] }));
   const reps = list.map(() => 1);
@@ -318,7 +325,7 @@ function header(work: Workload, rounds: number, warmup: number): string {
     `corpus: ${fmt(work.lines.length)} messages, ${fmt(work.bytes / 1e6, 2)} MB, ${work.defs.length} payload defs`,
     `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
       `${rounds} timed rounds after ${warmup} warm-up, ` +
-      `gc between runs: ${typeof (globalThis as { gc?: unknown }).gc === "function" ? "yes" : "no (run with --expose-gc)"}`,
+      `one full GC before the rounds: ${typeof (globalThis as { gc?: unknown }).gc === "function" ? "yes" : "no (run with --expose-gc)"}, none between samples, one untimed pass before each`,
   ].join("\n");
 }
 

@@ -147,3 +147,53 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
     expect(result.ok).toBe(false);
   });
 });
+
+describe("parseOwned: review cases (custom variants with a mixin, frozen input, a throwing check, many unknown keys)", () => {
+  const surfaces: Surface[] = ["v1", "v1/unstable", "v2", "v2/unstable"];
+  for (const surface of surfaces) {
+    it(`${surface}: a custom-mode elicitation keeps every key, as parse does (the mixin's check must not note them)`, () => {
+      const text = '{"message":"hi","mode":"x_custom","sessionId":"s","extra":{"a":1}}';
+      const copying = parserOf(surface, "CreateElicitationRequest")(JSON.parse(text));
+      const owned = ownedParserOf(surface, "CreateElicitationRequest")(JSON.parse(text));
+      expect(canonicalJson(owned)).toBe(canonicalJson(copying));
+    });
+  }
+
+  it("frozen input with an unknown key: parse's result, no throw, the input untouched", () => {
+    const text = '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","extra":1}}';
+    const input = deepFreeze(JSON.parse(text) as object);
+    const owned = ownedParserOf("v2/unstable", "UpdateSessionNotification")(input);
+    expect(canonicalJson(owned)).toBe(canonicalJson(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text))));
+    expect(JSON.stringify(input)).toBe(text);
+    // and the next call is not disturbed by what the frozen one noted
+    const next = JSON.parse('{"sessionId":"s","update":{"sessionUpdate":"agent_thought","messageId":"m"}}') as object;
+    expect(ownedParserOf("v2/unstable", "UpdateSessionNotification")(next)).toEqual({ ok: true, value: next });
+  });
+
+  it("a check that threw (a caller-built getter) leaves nothing that a later call deletes from that value", () => {
+    const bad = { sessionId: "s", extra: 1, get update(): never { throw new Error("boom"); } };
+    expect(() => ownedParserOf("v2/unstable", "UpdateSessionNotification")(bad)).toThrow("boom"); // as parse does: not JSON
+    const next = JSON.parse('{"sessionId":"s","update":{"sessionUpdate":"agent_thought","messageId":"m"}}') as object;
+    expect(ownedParserOf("v2/unstable", "UpdateSessionNotification")(next)).toEqual({ ok: true, value: next });
+    expect(Object.hasOwn(bad, "extra")).toBe(true);
+  });
+
+  it("100,000 unknown keys on the top object are dropped in linear time (the result equals parse's)", () => {
+    const params: Record<string, unknown> = { sessionId: "s", update: { sessionUpdate: "agent_thought", messageId: "m" } };
+    for (let i = 0; i < 100_000; i++) params[`x${i}`] = i;
+    const text = JSON.stringify(params);
+    const owned = ownedParserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text));
+    expect(owned).toEqual(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text)));
+    expect(Object.keys((owned as { value: object }).value)).toEqual(["sessionId", "update"]);
+  });
+});
+
+function deepFreeze<T extends object>(value: T): T {
+  const pending: unknown[] = [value];
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (typeof v !== "object" || v === null) continue;
+    Object.freeze(v);
+    pending.push(...Object.values(v));
+  }
+  return value;
+}

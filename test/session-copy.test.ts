@@ -76,4 +76,15 @@ describe("copyJson", () => {
       delete polluted["injected"];
     }
   });
+
+  it("an array's own `constructor` key is data: the copy is a plain array, whatever its `Symbol.species` says (S34)", () => {
+    for (const species of [5, () => ({})]) {
+      const list: unknown[] & { constructor?: unknown } = [1, { a: 2 }];
+      list.constructor = { [Symbol.species]: species };
+      const copy = copyJson({ rawInput: list }) as { rawInput: unknown[] };
+      expect(Array.isArray(copy.rawInput)).toBe(true);
+      expect(Object.getPrototypeOf(copy.rawInput)).toBe(Array.prototype);
+      expect([...copy.rawInput]).toEqual([1, { a: 2 }]);
+    }
+  });
 });

@@ -74,9 +74,9 @@ class ExactWriter extends DecodeWriter {
     const type = code`T.${name(def.name)}`;
     const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
-      code`const exact = ${name(`e_${def.name}`)}(value);`,
-      code`const kept = rt.settleUnknown(exact, value);`,
-      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(def.name)}(value);`,
+      code`rt.beginOwned();`,
+      code`const kept = rt.settleUnknown(${name(`e_${def.name}`)}(value), value);`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(def.name)}(value);`,
     ])}`;
   }
 
@@ -86,9 +86,10 @@ class ExactWriter extends DecodeWriter {
     const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
     return code`${comment}${block(head, [
       code`let exact: boolean;`,
+      code`rt.beginOwned();`,
       ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
       code`const kept = rt.settleUnknown(exact, value);`,
-      code`return exact ? { ok: true, value: kept as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
     ])}`;
   }
 
@@ -308,18 +309,20 @@ class ExactWriter extends DecodeWriter {
     });
   }
 
-  /** The custom variant (S27): declared fields must hold; every key is kept raw. */
+  /**
+   * The custom variant (S27): declared fields must hold; every key is kept raw. With a mixin the
+   * answer is "changed" (the copying parser decides): the mixin's own check would take the
+   * variant's other keys for unknown ones and note them for deletion.
+   */
   private other(other: OtherVariant): Code {
     return this.pool.rooted(other.name, () => {
+      if (other.mixin) return this.pool.intern("k_", block(COUNT, [code`return -1;`]));
       const declared = new Set(other.fields.map((f) => f.name));
       const statements = other.required.filter((r) => !declared.has(r)).map((r) => code`if (${own(V, r)} === undefined) return -1;`);
       for (const f of other.fields) {
         const test = this.pool.within(f.name, () => this.check(f.node, X));
         statements.push(code`x = ${own(V, f.name)};`, code`if (x === undefined ? ${f.required} : ${test ? code`!${test}` : code`false`}) return -1;`);
       }
-      const mixin = other.mixin;
-      const mixinTest = mixin && this.pool.within("mixin", () => this.check(mixin, V));
-      if (mixinTest) statements.push(code`if (!${mixinTest}) return -1;`);
       return this.pool.intern("k_", block(COUNT, [...(other.fields.length ? [code`let x: any;`] : []), ...statements, code`return Infinity;`]));
     });
   }

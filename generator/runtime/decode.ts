@@ -233,18 +233,21 @@ export function copyJson(value: unknown): unknown {
 const RECURSION_LIMIT = 64;
 
 /**
- * A container copied whole in one step (`slice`, or a spread: V8 clones the source's shape, and a
- * spread defines each key as an own data property, so an own `__proto__` stays data, S34), then
- * its object members replaced by their copies. `out[key] = ...` is safe for every key here: it is
- * an own data property of `out` already, which a store finds before any inherited setter.
+ * An object copied whole in one step by a spread (V8 clones the source's shape, and a spread
+ * defines each key as an own data property, so an own `__proto__` stays data, S34), then its
+ * object members replaced by their copies. `out[key] = ...` is safe for every key here: it is an
+ * own data property of `out` already, which a store finds before any inherited setter. (The
+ * spread also copies own symbol-keyed properties, which JSON never has, shallowly: dropping
+ * them would need `Object.getOwnPropertySymbols` per object, 2.8x the copy's time.)
  */
 function copyToDepth(value: object, depth: number): unknown {
   if (depth === RECURSION_LIMIT) return copyWithStack(value);
   if (Array.isArray(value)) {
-    const out = value.slice();
-    for (let i = 0; i < out.length; i++) {
-      const member: unknown = out[i];
-      if (typeof member === "object" && member !== null) out[i] = copyToDepth(member, depth + 1);
+    // Not `slice()`: it consults the array's `constructor` (its `Symbol.species`), a key like any other (S34).
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const member: unknown = value[i];
+      out[i] = typeof member === "object" && member !== null ? copyToDepth(member, depth + 1) : member;
     }
     return out;
   }
@@ -321,6 +324,20 @@ export function exactKeys(value: object, known: number): boolean {
 const unknownKeys: unknown[] = [];
 let noted = 0;
 
+/** Slots kept between checks; one message with more unknown keys than this does not keep its capacity alive. */
+const KEPT_SLOTS = 4096;
+
+/** What `settleUnknown` returns when the value must go to the copying parser instead. */
+export const UNSETTLED: unique symbol = Symbol("unsettled");
+
+/**
+ * Starts an owned-tree check: forgets notes a check left behind when it threw
+ * (a getter of a caller-built value), so that they never reach another value.
+ */
+export function beginOwned(): void {
+  noted = 0;
+}
+
 /** Notes an unknown key of `value` met by an owned-tree check; `settleUnknown` deletes or forgets it. */
 export function noteUnknown(value: object, key: string): void {
   unknownKeys[noted++] = value;
@@ -328,35 +345,46 @@ export function noteUnknown(value: object, key: string): void {
 }
 
 /**
- * Ends an owned-tree check of `value`; returns what the caller hands out. When
- * the check held (`drop`), the unknown keys it noted go (S29): deleted in place
- * from the parts of `value`, while `value` itself, should it have some (the
- * `jsonrpc` of a JSON-RPC line: no schema type declares it), is replaced by a
- * fresh object holding its other members, in order (a `delete` there would
- * turn every line's top object into a dictionary, much dearer). When the check
- * failed, forgets them: `value` stays as it was for the copying parser. A
- * check never backtracks (any "no" ends it), so every noted key belongs to a
- * part that holds. `__proto__` goes like any other key (S34).
+ * Ends an owned-tree check of `value`; returns what the caller hands out, or
+ * `UNSETTLED` when the value must go to the copying parser: the check failed
+ * (`held` false: the notes are forgotten, `value` stays as it was), or a noted
+ * key could not be deleted (frozen or sealed input; the keys deleted so far
+ * are ones the parser drops too, so its result is the same). When the check
+ * held, the unknown keys it noted go (S29): deleted in place from the parts of
+ * `value`, while `value` itself, should it have some (the `jsonrpc` of a
+ * JSON-RPC line: no schema type declares it), is replaced by a fresh object
+ * holding its other members, in order (a `delete` there would turn every
+ * line's top object into a dictionary, much dearer). A check never backtracks
+ * (any "no" ends it), and the custom variant's mixin is not checked by key, so
+ * every noted key belongs to a part that holds. `__proto__` goes like any
+ * other key (S34).
  */
-export function settleUnknown<V>(drop: boolean, value: V): V {
-  if (noted === 0) return value;
+export function settleUnknown<V>(held: boolean, value: V): V | typeof UNSETTLED {
+  const n = noted;
+  noted = 0;
+  if (n === 0) return held ? value : UNSETTLED;
   let ownUnknown: unknown[] | undefined;
-  for (let i = 0; i < noted; i += 2) {
+  let deleted = true;
+  for (let i = 0; i < n; i += 2) {
     const target = unknownKeys[i] as Record<string, unknown>;
     const key = unknownKeys[i + 1] as string;
     unknownKeys[i] = unknownKeys[i + 1] = undefined; // slots are reused, not shrunk (a length change is a runtime call)
-    if (!drop) continue;
+    if (!held) continue;
     if (target === value) (ownUnknown ??= []).push(key);
-    else delete target[key];
+    else if (!Reflect.deleteProperty(target, key)) deleted = false;
   }
-  noted = 0;
+  if (unknownKeys.length > KEPT_SLOTS) unknownKeys.length = 0;
+  if (!held || !deleted) return UNSETTLED;
   return ownUnknown ? (withoutKeys(value as Record<string, unknown>, ownUnknown) as V) : value;
 }
 
-/** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data). */
+/** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data); linear in the keys. */
 function withoutKeys(value: Record<string, unknown>, skip: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key in value) if (Object.hasOwn(value, key) && !skip.includes(key)) put(out, key, value[key]);
+  const skipped = skip.length > 8 ? new Set(skip) : undefined;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !(skipped ? skipped.has(key) : skip.includes(key))) put(out, key, value[key]);
+  }
   return out;
 }
 

@@ -1118,13 +1118,8 @@ function k_CreateElicitationRequestUrl(v: any): number {
   return m < 0 ? -1 : n + m;
 }
 
-function e_CreateElicitationRequestOther_mixin(v: any): boolean {
-  return e_ElicitationSessionScope(v);
-}
-
 function k_CreateElicitationRequestOther(v: any): number {
-  if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
-  return Infinity;
+  return -1;
 }
 
 function k_CreateElicitationRequest_mixin(v: any): number {
@@ -6784,540 +6779,540 @@ let askedMethod: string | undefined;
  * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  const exact = e_AgentRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AgentRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
  * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
-  const exact = e_RequestId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RequestId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
 /**
  * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  const exact = e_WriteTextFileRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_WriteTextFileRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
 /**
  * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
-  const exact = e_SessionId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
 /**
  * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  const exact = e_ReadTextFileRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ReadTextFileRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
 /**
  * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  const exact = e_RequestPermissionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RequestPermissionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
 /**
  * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  const exact = e_ToolCallUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCallUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
 /**
  * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  const exact = e_ToolCallId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCallId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
 /**
  * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
-  const exact = e_ToolKind(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolKind(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
 /**
  * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  const exact = e_ToolCallStatus(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCallStatus(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
 /**
  * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  const exact = e_ToolCallContent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCallContent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
 /**
  * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  const exact = e_ContentBlock(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ContentBlock(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
 /**
  * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
-  const exact = e_Annotations(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Annotations(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
 /**
  * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
-  const exact = e_Role(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Role(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
 /**
  * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
-  const exact = e_TextContent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TextContent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
 /**
  * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
-  const exact = e_ImageContent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ImageContent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
 /**
  * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
-  const exact = e_AudioContent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AudioContent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
 /**
  * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  const exact = e_ResourceLink(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ResourceLink(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
 /**
  * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  const exact = e_EmbeddedResourceResource(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_EmbeddedResourceResource(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
 /**
  * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  const exact = e_TextResourceContents(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TextResourceContents(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
 /**
  * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  const exact = e_BlobResourceContents(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_BlobResourceContents(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
 /**
  * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  const exact = e_EmbeddedResource(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_EmbeddedResource(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
 /**
  * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
-  const exact = e_Content(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Content(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
 /**
  * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
-  const exact = e_Diff(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Diff(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
 /**
  * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
-  const exact = e_TerminalId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TerminalId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
 /**
  * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
-  const exact = e_Terminal(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Terminal(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
 /**
  * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  const exact = e_ToolCallLocation(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCallLocation(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
 /**
  * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  const exact = e_PermissionOption(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PermissionOption(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
 /**
  * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  const exact = e_PermissionOptionId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PermissionOptionId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
 /**
  * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  const exact = e_PermissionOptionKind(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PermissionOptionKind(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
 /**
  * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  const exact = e_CreateTerminalRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CreateTerminalRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
 /**
  * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  const exact = e_EnvVariable(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_EnvVariable(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
 /**
  * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  const exact = e_TerminalOutputRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TerminalOutputRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
 /**
  * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  const exact = e_ReleaseTerminalRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ReleaseTerminalRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
 /**
  * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  const exact = e_WaitForTerminalExitRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_WaitForTerminalExitRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
 /**
  * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  const exact = e_KillTerminalRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_KillTerminalRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
 /**
  * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  const exact = e_CreateElicitationRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CreateElicitationRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
 /**
  * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  const exact = e_ElicitationSessionScope(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationSessionScope(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
 /**
  * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  const exact = e_ElicitationRequestScope(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationRequestScope(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
 /**
  * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  const exact = e_ElicitationSchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationSchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
 /**
  * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  const exact = e_ElicitationSchemaType(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationSchemaType(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
 /**
  * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  const exact = e_ElicitationPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
 /**
  * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
-  const exact = e_StringFormat(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_StringFormat(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
 /**
  * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
-  const exact = e_EnumOption(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_EnumOption(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
 /**
  * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  const exact = e_StringPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_StringPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
 /**
  * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  const exact = e_NumberPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_NumberPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
 /**
  * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  const exact = e_IntegerPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_IntegerPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
 /**
  * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  const exact = e_BooleanPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_BooleanPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
 /**
  * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  const exact = e_MultiSelectItems(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MultiSelectItems(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
 /**
  * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  const exact = e_StringMultiSelectItems(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_StringMultiSelectItems(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
 /**
  * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  const exact = e_TitledMultiSelectItems(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TitledMultiSelectItems(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
 /**
  * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  const exact = e_MultiSelectPropertySchema(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MultiSelectPropertySchema(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
 /**
  * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  const exact = e_ElicitationFormMode(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationFormMode(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
 /**
  * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  const exact = e_ElicitationId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
 /**
  * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  const exact = e_ElicitationUrlMode(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationUrlMode(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
 /**
  * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  const exact = e_MessageMcpRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MessageMcpRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
 /**
  * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  const exact = e_McpServerAcpId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServerAcpId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
 /**
  * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  const exact = e_McpRequestId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpRequestId } : tolerant.McpRequestId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpRequestId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
 /**
  * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  const exact = e_ExtRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ExtRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
 /**
  * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  const exact = e_AgentResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AgentResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
@@ -7325,6 +7320,7 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   let exact: boolean;
+  rt.beginOwned();
   askedMethod = method;
   try {
     exact = e_AgentResponse(value);
@@ -7332,1483 +7328,1483 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
  * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  const exact = e_InitializeResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_InitializeResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
 /**
  * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  const exact = e_ProtocolVersion(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProtocolVersion(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
 /**
  * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  const exact = e_AgentCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AgentCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
 /**
  * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  const exact = e_PromptCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PromptCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
 /**
  * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  const exact = e_McpCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
 /**
  * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  const exact = e_SessionCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
 /**
  * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  const exact = e_SessionListCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionListCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
 /**
  * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  const exact = e_SessionDeleteCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionDeleteCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
 /**
  * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionAdditionalDirectoriesCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
 /**
  * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  const exact = e_SessionSystemPromptCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionSystemPromptCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
 /**
  * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  const exact = e_SessionSystemPromptModeCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionSystemPromptModeCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
 /**
  * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  const exact = e_SessionSystemPromptOverrideCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionSystemPromptOverrideCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
 /**
  * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  const exact = e_SessionForkCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionForkCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
 /**
  * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  const exact = e_SessionArchiveCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionArchiveCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
 /**
  * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  const exact = e_SessionStatusCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionStatusCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
 /**
  * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  const exact = e_SessionTitleCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionTitleCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
 /**
  * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  const exact = e_SessionResumeCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionResumeCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
 /**
  * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  const exact = e_SessionCloseCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionCloseCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
 /**
  * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  const exact = e_AgentAuthCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AgentAuthCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
 /**
  * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  const exact = e_AuthStatusCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthStatusCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
 /**
  * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  const exact = e_LogoutCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LogoutCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
 /**
  * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  const exact = e_ProvidersCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProvidersCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
 /**
  * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  const exact = e_AuthMethod(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthMethod(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
 /**
  * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  const exact = e_AuthMethodId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthMethodId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
 /**
  * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  const exact = e_AuthMethodTerminal(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthMethodTerminal(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
 /**
  * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  const exact = e_AuthMethodAgent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthMethodAgent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
 /**
  * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
-  const exact = e_Implementation(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Implementation(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
 /**
  * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  const exact = e_AuthenticateResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthenticateResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
 /**
  * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  const exact = e_ListProvidersResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ListProvidersResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
 /**
  * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  const exact = e_ProviderInfo(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProviderInfo } : tolerant.ProviderInfo(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProviderInfo(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
 /**
  * `parse.ProviderId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
-  const exact = e_ProviderId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProviderId } : tolerant.ProviderId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProviderId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderId } : tolerant.ProviderId(value);
 }
 
 /**
  * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  const exact = e_LlmProtocol(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LlmProtocol } : tolerant.LlmProtocol(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LlmProtocol(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
 /**
  * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  const exact = e_ProviderCurrentConfig(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProviderCurrentConfig(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
 /**
  * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  const exact = e_SetProviderResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetProviderResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
 /**
  * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  const exact = e_DisableProviderResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_DisableProviderResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
 /**
  * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  const exact = e_LogoutResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LogoutResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
 /**
  * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  const exact = e_AuthStatusResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthStatusResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
 /**
  * `parse.AuthState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
-  const exact = e_AuthState(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthState } : tolerant.AuthState(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthState(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthState } : tolerant.AuthState(value);
 }
 
 /**
  * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  const exact = e_AuthAccount(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthAccount } : tolerant.AuthAccount(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthAccount(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
 /**
  * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  const exact = e_NewSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_NewSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
 /**
  * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  const exact = e_SessionModeState(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionModeState(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
 /**
  * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  const exact = e_SessionModeId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionModeId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
 /**
  * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
-  const exact = e_SessionMode(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionMode(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
 }
 
 /**
  * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  const exact = e_SessionConfigOption(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigOption(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
 /**
  * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  const exact = e_SessionConfigId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
 /**
  * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  const exact = e_SessionConfigOptionCategory(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigOptionCategory(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
 /**
  * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  const exact = e_SessionConfigValueId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigValueId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
 /**
  * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  const exact = e_SessionConfigSelectOptions(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigSelectOptions(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
 /**
  * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  const exact = e_SessionConfigSelectOption(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigSelectOption(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
 /**
  * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  const exact = e_SessionConfigSelectGroup(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigSelectGroup(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
 /**
  * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  const exact = e_SessionConfigGroupId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigGroupId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
 /**
  * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  const exact = e_SessionConfigSelect(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigSelect(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
 /**
  * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  const exact = e_SessionConfigBoolean(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigBoolean(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
 /**
  * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  const exact = e_LoadSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LoadSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
 /**
  * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  const exact = e_ListSessionsResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ListSessionsResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
 /**
  * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  const exact = e_SessionInfo(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionInfo(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
 /**
  * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  const exact = e_DeleteSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_DeleteSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
 /**
  * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  const exact = e_ForkSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ForkSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
 /**
  * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  const exact = e_ArchiveSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ArchiveSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
 /**
  * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  const exact = e_UnarchiveSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_UnarchiveSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
 /**
  * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  const exact = e_SessionStatusResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionStatusResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
 /**
  * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  const exact = e_SessionStatus(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionStatus } : tolerant.SessionStatus(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionStatus(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
 /**
  * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  const exact = e_SetSessionTitleResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionTitleResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
 /**
  * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  const exact = e_ResumeSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ResumeSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
 /**
  * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  const exact = e_CloseSessionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CloseSessionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
 /**
  * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  const exact = e_SetSessionModeResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionModeResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
 /**
  * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  const exact = e_SetSessionConfigOptionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionConfigOptionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
 /**
  * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  const exact = e_PromptResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PromptResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
 /**
  * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
-  const exact = e_StopReason(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_StopReason(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
 }
 
 /**
  * `parse.Usage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
-  const exact = e_Usage(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Usage } : tolerant.Usage(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Usage(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Usage } : tolerant.Usage(value);
 }
 
 /**
  * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  const exact = e_ExtResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ExtResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
 /**
  * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
-  const exact = e_Error(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Error(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
 /**
  * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  const exact = e_ErrorCode(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ErrorCode(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
 /**
  * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  const exact = e_AgentNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AgentNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
  * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  const exact = e_SessionNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
 /**
  * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  const exact = e_SessionUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
 /**
  * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
-  const exact = e_MessageId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MessageId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
 /**
  * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  const exact = e_ContentChunk(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ContentChunk(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
 /**
  * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
-  const exact = e_ToolCall(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ToolCall(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
 }
 
 /**
  * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  const exact = e_PlanEntry(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanEntry(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
 /**
  * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  const exact = e_PlanEntryPriority(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanEntryPriority(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
 /**
  * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  const exact = e_PlanEntryStatus(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanEntryStatus(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
 /**
  * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
-  const exact = e_Plan(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Plan(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
 }
 
 /**
  * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  const exact = e_PlanUpdateContent(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanUpdateContent(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
 /**
  * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
-  const exact = e_PlanId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
 /**
  * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
-  const exact = e_PlanItems(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanItems(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
 /**
  * `parse.PlanFile(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
-  const exact = e_PlanFile(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanFile } : tolerant.PlanFile(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanFile(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanFile } : tolerant.PlanFile(value);
 }
 
 /**
  * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  const exact = e_PlanMarkdown(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanMarkdown(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
 /**
  * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  const exact = e_PlanUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
 /**
  * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  const exact = e_PlanRemoved(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanRemoved } : tolerant.PlanRemoved(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanRemoved(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
 /**
  * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  const exact = e_AvailableCommand(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AvailableCommand(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
 /**
  * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  const exact = e_AvailableCommandInput(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AvailableCommandInput(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
 /**
  * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  const exact = e_UnstructuredCommandInput(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_UnstructuredCommandInput(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
 /**
  * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  const exact = e_AvailableCommandsUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AvailableCommandsUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
 /**
  * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  const exact = e_CurrentModeUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CurrentModeUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
 /**
  * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  const exact = e_ConfigOptionUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ConfigOptionUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
 /**
  * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  const exact = e_SessionInfoUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionInfoUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
 /**
  * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
-  const exact = e_Cost(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Cost(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
 /**
  * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  const exact = e_UsageUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_UsageUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
 /**
  * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  const exact = e_NoticeSeverity(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_NoticeSeverity(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
 /**
  * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
-  const exact = e_Notice(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_Notice(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
 /**
  * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
-  const exact = e_CompactionId(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompactionId(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
 /**
  * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  const exact = e_CompactionStatus(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompactionStatus(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
 /**
  * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  const exact = e_CompactionUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompactionUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
 /**
  * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  const exact = e_CompactionSummaryChunk(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompactionSummaryChunk(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
 /**
  * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  const exact = e_SubagentSessionCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SubagentSessionCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
 /**
  * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  const exact = e_SessionCancelCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionCancelCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
 /**
  * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  const exact = e_StateUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_StateUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
 /**
  * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  const exact = e_RunningStateUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RunningStateUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
 /**
  * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  const exact = e_ErrorStopReason(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ErrorStopReason(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
 /**
  * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  const exact = e_IdleStateUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_IdleStateUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
 /**
  * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  const exact = e_RequiresActionStateUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RequiresActionStateUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
 /**
  * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  const exact = e_UnknownStateUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_UnknownStateUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
 /**
  * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  const exact = e_SubagentUpdate(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SubagentUpdate(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
 /**
  * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  const exact = e_SessionMessage(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionMessage } : tolerant.SessionMessage(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionMessage(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
 /**
  * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  const exact = e_SessionMessageChunk(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionMessageChunk(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
 /**
  * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  const exact = e_CompleteElicitationNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompleteElicitationNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
 /**
  * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  const exact = e_AuthStatusUpdateNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthStatusUpdateNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
 /**
  * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  const exact = e_ExtNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ExtNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
 /**
  * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  const exact = e_ClientRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ClientRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
  * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  const exact = e_InitializeRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_InitializeRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
 /**
  * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  const exact = e_ClientCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ClientCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
 /**
  * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  const exact = e_FileSystemCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_FileSystemCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
 /**
  * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  const exact = e_ClientSessionCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ClientSessionCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
 /**
  * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  const exact = e_CompactionCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CompactionCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
 /**
  * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  const exact = e_SessionConfigOptionsCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionConfigOptionsCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
 /**
  * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  const exact = e_BooleanConfigOptionCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_BooleanConfigOptionCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
 /**
  * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  const exact = e_NoticeCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_NoticeCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
 /**
  * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
-  const exact = e_SubagentCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SubagentCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
 }
 
 /**
  * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
-  const exact = e_PlanCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PlanCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
 }
 
 /**
  * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  const exact = e_AuthCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
 /**
  * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  const exact = e_ElicitationCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
 /**
  * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  const exact = e_ElicitationFormCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationFormCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
 /**
  * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  const exact = e_ElicitationUrlCapabilities(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationUrlCapabilities(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
 /**
  * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  const exact = e_AuthenticateRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthenticateRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
 /**
  * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  const exact = e_ListProvidersRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ListProvidersRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
 /**
  * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  const exact = e_SetProviderRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetProviderRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
 /**
  * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  const exact = e_DisableProviderRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_DisableProviderRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
 /**
  * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  const exact = e_LogoutRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LogoutRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
 /**
  * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  const exact = e_AuthStatusRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_AuthStatusRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
 /**
  * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  const exact = e_NewSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_NewSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
 /**
  * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
-  const exact = e_McpServer(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServer(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
 /**
  * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  const exact = e_HttpHeader(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_HttpHeader(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
 /**
  * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  const exact = e_McpServerHttp(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServerHttp(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
 /**
  * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  const exact = e_McpServerSse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServerSse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
 /**
  * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  const exact = e_McpServerAcp(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServerAcp } : tolerant.McpServerAcp(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServerAcp(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
 /**
  * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  const exact = e_McpServerStdio(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpServerStdio(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
 /**
  * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  const exact = e_SystemPrompt(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SystemPrompt } : tolerant.SystemPrompt(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SystemPrompt(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
 /**
  * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  const exact = e_SystemPromptMode(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SystemPromptMode(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
 /**
  * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  const exact = e_LoadSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_LoadSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
 /**
  * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  const exact = e_ListSessionsRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ListSessionsRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
 /**
  * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  const exact = e_SessionArchiveFilter(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionArchiveFilter(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
 /**
  * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  const exact = e_DeleteSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_DeleteSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
 /**
  * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  const exact = e_ForkSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ForkSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
 /**
  * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  const exact = e_ArchiveSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ArchiveSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
 /**
  * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  const exact = e_UnarchiveSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_UnarchiveSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
 /**
  * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  const exact = e_SessionStatusRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SessionStatusRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
 /**
  * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  const exact = e_SetSessionTitleRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionTitleRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
 /**
  * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  const exact = e_ResumeSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ResumeSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
 /**
  * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  const exact = e_CloseSessionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CloseSessionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
 /**
  * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  const exact = e_SetSessionModeRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionModeRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
 /**
  * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  const exact = e_SetSessionConfigOptionRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SetSessionConfigOptionRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
 /**
  * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  const exact = e_PromptRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_PromptRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
 /**
  * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  const exact = e_ClientResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ClientResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
@@ -8816,6 +8812,7 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   let exact: boolean;
+  rt.beginOwned();
   askedMethod = method;
   try {
     exact = e_ClientResponse(value);
@@ -8823,223 +8820,223 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
  * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  const exact = e_WriteTextFileResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_WriteTextFileResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
 /**
  * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  const exact = e_ReadTextFileResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ReadTextFileResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
 /**
  * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  const exact = e_RequestPermissionResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RequestPermissionResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
 /**
  * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  const exact = e_RequestPermissionOutcome(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_RequestPermissionOutcome(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
 /**
  * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  const exact = e_SelectedPermissionOutcome(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_SelectedPermissionOutcome(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
 /**
  * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  const exact = e_CreateTerminalResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CreateTerminalResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
 /**
  * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  const exact = e_TerminalOutputResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TerminalOutputResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
 /**
  * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  const exact = e_TerminalExitStatus(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_TerminalExitStatus(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
 /**
  * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  const exact = e_ReleaseTerminalResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ReleaseTerminalResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
 /**
  * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  const exact = e_WaitForTerminalExitResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_WaitForTerminalExitResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
 /**
  * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  const exact = e_KillTerminalResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_KillTerminalResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
 /**
  * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  const exact = e_CreateElicitationResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CreateElicitationResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
 /**
  * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  const exact = e_ElicitationContentValue(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationContentValue(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
 /**
  * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  const exact = e_ElicitationAcceptAction(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ElicitationAcceptAction(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
 /**
  * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  const exact = e_MessageMcpResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MessageMcpResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
 /**
  * `parse.McpError(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
-  const exact = e_McpError(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.McpError } : tolerant.McpError(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_McpError(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpError } : tolerant.McpError(value);
 }
 
 /**
  * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  const exact = e_ClientNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ClientNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
  * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  const exact = e_CancelNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CancelNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
 /**
  * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  const exact = e_MessageMcpNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_MessageMcpNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
 /**
  * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  const exact = e_CancelRequestNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_CancelRequestNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
 /**
  * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  const exact = e_ProxyRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxyRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
  * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  const exact = e_InitializeProxyRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_InitializeProxyRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
 /**
  * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  const exact = e_ProxySuccessorRequest(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxySuccessorRequest(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
 /**
  * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  const exact = e_ProxyResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxyResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
@@ -9047,6 +9044,7 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   let exact: boolean;
+  rt.beginOwned();
   askedMethod = method;
   try {
     exact = e_ProxyResponse(value);
@@ -9054,43 +9052,43 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
  * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  const exact = e_InitializeProxyResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_InitializeProxyResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
 /**
  * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  const exact = e_ProxySuccessorResponse(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxySuccessorResponse(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
 /**
  * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  const exact = e_ProxyNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxyNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
  * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  const exact = e_ProxySuccessorNotification(value);
-  const kept = rt.settleUnknown(exact, value);
-  return exact ? { ok: true, value: kept as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+  rt.beginOwned();
+  const kept = rt.settleUnknown(e_ProxySuccessorNotification(value), value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 
 /**
