@@ -7,10 +7,8 @@
  * JSON.parse of the same text: the owned path may hand back its input.
  */
 import { describe, expect, it } from "vitest";
-import { generateCorpus } from "../bench/corpus.js";
-import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
 import type { Surface } from "../generator/ir.js";
-import { envelopeOf } from "./support/envelopes.js";
+import { envelopeOf, routedCorpus } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
 import { ownedParserOf, parserOf } from "./support/surfaces.js";
@@ -48,16 +46,13 @@ function holdsMembersOf(value: unknown, input: unknown): boolean {
 
 describe("parseOwned equals parse (differential)", () => {
   it("on every message of the 20,000-message corpus (v2/unstable), mostly without a copy", () => {
-    const lines = generateCorpus();
-    const table = buildMethodTable(loadSchema());
-    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    const { lines, route: routeOf } = routedCorpus();
     let routed = 0;
     let kept = 0;
-    for (const line of lines) {
-      const route = routeMessage(JSON.parse(line), table, requests);
+    for (const { line, route } of lines) {
       if (route === undefined) continue;
       routed++;
-      if (compare("v2/unstable", route.def, line, (m) => routeMessage(m, table, requests)!.value)) kept++;
+      if (compare("v2/unstable", route.def, line, (m) => routeOf(m)!.value)) kept++;
     }
     expect(routed).toBe(lines.length);
     // The corpus is ~95% regular messages; the owned path must not copy those.
@@ -65,13 +60,11 @@ describe("parseOwned equals parse (differential)", () => {
   }, 120_000);
 
   it("on every request and notification line as a whole (envelope by method), mostly without a copy: `jsonrpc` deleted in place", () => {
-    const lines = generateCorpus();
-    const table = buildMethodTable(loadSchema());
-    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    const { lines } = routedCorpus();
     let envelopes = 0;
     let kept = 0;
-    for (const line of lines) {
-      const envelope = envelopeOf(routeMessage(JSON.parse(line), table, requests)!);
+    for (const { line, route } of lines) {
+      const envelope = envelopeOf(route!);
       if (envelope === undefined) continue;
       envelopes++;
       if (compare("v2/unstable", envelope, line)) kept++;

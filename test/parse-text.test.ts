@@ -6,10 +6,8 @@
  * text that is not JSON; keep `__proto__` read by JSON.parse as plain data (S34).
  */
 import { describe, expect, it } from "vitest";
-import { generateCorpus } from "../bench/corpus.js";
-import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
 import type { Surface } from "../generator/ir.js";
-import { envelopeOf } from "./support/envelopes.js";
+import { envelopeOf, routedCorpus } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
 import { ENTRIES, ownedParserOf, parserOf } from "./support/surfaces.js";
@@ -34,13 +32,11 @@ function compare(surface: Surface, type: string, text: string): Result {
 
 describe("parseOwned.fromText equals parse of JSON.parse (differential)", () => {
   it("on every line of the 20,000-message corpus (v2/unstable): envelope by method, and payload", () => {
-    const lines = generateCorpus();
-    const table = buildMethodTable(loadSchema());
-    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    const { lines } = routedCorpus();
     let envelopes = 0;
     let kept = 0;
-    for (const line of lines) {
-      const route = routeMessage(JSON.parse(line), table, requests)!;
+    for (const { line, route: routed } of lines) {
+      const route = routed!;
       const envelope = envelopeOf(route);
       if (envelope !== undefined) {
         envelopes++;
