@@ -70,26 +70,28 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
-    const type = code`T.${name(def.name)}`;
-    const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
-    return code`${comment}${block(head, [
-      code`rt.beginOwned();`,
-      code`const kept = rt.settleUnknown(${name(`e_${def.name}`)}(value), value);`,
-      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(def.name)}(value);`,
-    ])}`;
+    return this.ownedFunction(def, "", code`value: unknown`, [code`const exact = ${name(`e_${def.name}`)}(value);`], code`(value)`);
   }
 
   protected askingWrapper(def: Def): Code {
-    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
+    const check = [code`let exact: boolean;`, ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`)];
+    return this.ownedFunction(def, "For", code`method: string, value: unknown`, check, code`(method, value)`);
+  }
+
+  /**
+   * `parseOwned_X<suffix>`: `check` declares and sets `exact`, the unknown keys it noted are
+   * settled, and the copying parser (`tolerant.X<suffix>`, called with `args`)
+   * decodes whatever must be copied.
+   */
+  private ownedFunction(def: Def, suffix: string, params: Code, check: readonly Code[], args: Code): Code {
+    const fn = `${def.name}${suffix}`;
+    const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
-    const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
-    return code`${comment}${block(head, [
-      code`let exact: boolean;`,
+    return code`${comment}${block(code`function ${name(`parseOwned_${fn}`)}(${params}): Result<${type}>`, [
       code`rt.beginOwned();`,
-      ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
+      ...check,
       code`const kept = rt.settleUnknown(exact, value);`,
-      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(fn)}${args};`,
     ])}`;
   }
 

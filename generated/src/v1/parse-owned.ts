@@ -4901,7 +4901,8 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentRequest(value), value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -4910,7 +4911,8 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestId(value), value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
@@ -4919,7 +4921,8 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WriteTextFileRequest(value), value);
+  const exact = e_WriteTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
@@ -4928,7 +4931,8 @@ function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFile
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionId(value), value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
@@ -4937,7 +4941,8 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReadTextFileRequest(value), value);
+  const exact = e_ReadTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
@@ -4946,7 +4951,8 @@ function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRe
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionRequest(value), value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
@@ -4955,7 +4961,8 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallUpdate(value), value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
@@ -4964,7 +4971,8 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallId(value), value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
@@ -4973,7 +4981,8 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolKind(value), value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
@@ -4982,7 +4991,8 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallStatus(value), value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
@@ -4991,7 +5001,8 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContent(value), value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
@@ -5000,7 +5011,8 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentBlock(value), value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
@@ -5009,7 +5021,8 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Annotations(value), value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
@@ -5018,7 +5031,8 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Role(value), value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
@@ -5027,7 +5041,8 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextContent(value), value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
@@ -5036,7 +5051,8 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ImageContent(value), value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
@@ -5045,7 +5061,8 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AudioContent(value), value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
@@ -5054,7 +5071,8 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResourceLink(value), value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
@@ -5063,7 +5081,8 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResourceResource(value), value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
@@ -5072,7 +5091,8 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextResourceContents(value), value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
@@ -5081,7 +5101,8 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BlobResourceContents(value), value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
@@ -5090,7 +5111,8 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResource(value), value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
@@ -5099,7 +5121,8 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Content(value), value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
@@ -5108,7 +5131,8 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Diff(value), value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
@@ -5117,7 +5141,8 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalId(value), value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
@@ -5126,7 +5151,8 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Terminal(value), value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
@@ -5135,7 +5161,8 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallLocation(value), value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
@@ -5144,7 +5171,8 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOption(value), value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
@@ -5153,7 +5181,8 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionId(value), value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
@@ -5162,7 +5191,8 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionKind(value), value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
@@ -5171,7 +5201,8 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateTerminalRequest(value), value);
+  const exact = e_CreateTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
@@ -5180,7 +5211,8 @@ function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTermin
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnvVariable(value), value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
@@ -5189,7 +5221,8 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputRequest(value), value);
+  const exact = e_TerminalOutputRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
@@ -5198,7 +5231,8 @@ function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutp
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReleaseTerminalRequest(value), value);
+  const exact = e_ReleaseTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
@@ -5207,7 +5241,8 @@ function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerm
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WaitForTerminalExitRequest(value), value);
+  const exact = e_WaitForTerminalExitRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
@@ -5216,7 +5251,8 @@ function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitFor
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_KillTerminalRequest(value), value);
+  const exact = e_KillTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
@@ -5225,7 +5261,8 @@ function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRe
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationRequest(value), value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
@@ -5234,7 +5271,8 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSessionScope(value), value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
@@ -5243,7 +5281,8 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationRequestScope(value), value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
@@ -5252,7 +5291,8 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchema(value), value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
@@ -5261,7 +5301,8 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchemaType(value), value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
@@ -5270,7 +5311,8 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationPropertySchema(value), value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
@@ -5279,7 +5321,8 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringFormat(value), value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
@@ -5288,7 +5331,8 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnumOption(value), value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
@@ -5297,7 +5341,8 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringPropertySchema(value), value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
@@ -5306,7 +5351,8 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NumberPropertySchema(value), value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
@@ -5315,7 +5361,8 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IntegerPropertySchema(value), value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
@@ -5324,7 +5371,8 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanPropertySchema(value), value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
@@ -5333,7 +5381,8 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectItems(value), value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
@@ -5342,7 +5391,8 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringMultiSelectItems(value), value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
@@ -5351,7 +5401,8 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TitledMultiSelectItems(value), value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
@@ -5360,7 +5411,8 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectPropertySchema(value), value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
@@ -5369,7 +5421,8 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormMode(value), value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
@@ -5378,7 +5431,8 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationId(value), value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
@@ -5387,7 +5441,8 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlMode(value), value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
@@ -5396,7 +5451,8 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtRequest(value), value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
@@ -5405,7 +5461,8 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentResponse(value), value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -5413,8 +5470,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_AgentResponse(value);
@@ -5430,7 +5487,8 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeResponse(value), value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
@@ -5439,7 +5497,8 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProtocolVersion(value), value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
@@ -5448,7 +5507,8 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentCapabilities(value), value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
@@ -5457,7 +5517,8 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptCapabilities(value), value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
@@ -5466,7 +5527,8 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpCapabilities(value), value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
@@ -5475,7 +5537,8 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCapabilities(value), value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
@@ -5484,7 +5547,8 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionListCapabilities(value), value);
+  const exact = e_SessionListCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
@@ -5493,7 +5557,8 @@ function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionLis
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionDeleteCapabilities(value), value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
@@ -5502,7 +5567,8 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionAdditionalDirectoriesCapabilities(value), value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
@@ -5511,7 +5577,8 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionResumeCapabilities(value), value);
+  const exact = e_SessionResumeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
@@ -5520,7 +5587,8 @@ function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionR
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCloseCapabilities(value), value);
+  const exact = e_SessionCloseCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
@@ -5529,7 +5597,8 @@ function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCl
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentAuthCapabilities(value), value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
@@ -5538,7 +5607,8 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutCapabilities(value), value);
+  const exact = e_LogoutCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
@@ -5547,7 +5617,8 @@ function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilit
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethod(value), value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
@@ -5556,7 +5627,8 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodId(value), value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
@@ -5565,7 +5637,8 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodTerminal(value), value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
@@ -5574,7 +5647,8 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodAgent(value), value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
@@ -5583,7 +5657,8 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Implementation(value), value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
@@ -5592,7 +5667,8 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthenticateResponse(value), value);
+  const exact = e_AuthenticateResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
@@ -5601,7 +5677,8 @@ function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateR
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutResponse(value), value);
+  const exact = e_LogoutResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
@@ -5610,7 +5687,8 @@ function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionResponse(value), value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
@@ -5619,7 +5697,8 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionModeState(value), value);
+  const exact = e_SessionModeState(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
@@ -5628,7 +5707,8 @@ function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState>
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionModeId(value), value);
+  const exact = e_SessionModeId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
@@ -5637,7 +5717,8 @@ function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMode(value), value);
+  const exact = e_SessionMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
 }
 
@@ -5646,7 +5727,8 @@ function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOption(value), value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
@@ -5655,7 +5737,8 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigId(value), value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
@@ -5664,7 +5747,8 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionCategory(value), value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
@@ -5673,7 +5757,8 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigValueId(value), value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
@@ -5682,7 +5767,8 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOptions(value), value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
@@ -5691,7 +5777,8 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOption(value), value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
@@ -5700,7 +5787,8 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectGroup(value), value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
@@ -5709,7 +5797,8 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigGroupId(value), value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
@@ -5718,7 +5807,8 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelect(value), value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
@@ -5727,7 +5817,8 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigBoolean(value), value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
@@ -5736,7 +5827,8 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoadSessionResponse(value), value);
+  const exact = e_LoadSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
@@ -5745,7 +5837,8 @@ function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionRes
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsResponse(value), value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
@@ -5754,7 +5847,8 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfo(value), value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
@@ -5763,7 +5857,8 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionResponse(value), value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
@@ -5772,7 +5867,8 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionResponse(value), value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
@@ -5781,7 +5877,8 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionResponse(value), value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
@@ -5790,7 +5887,8 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionModeResponse(value), value);
+  const exact = e_SetSessionModeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
@@ -5799,7 +5897,8 @@ function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionM
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionResponse(value), value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
@@ -5808,7 +5907,8 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptResponse(value), value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
@@ -5817,7 +5917,8 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StopReason(value), value);
+  const exact = e_StopReason(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
 }
 
@@ -5826,7 +5927,8 @@ function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtResponse(value), value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
@@ -5835,7 +5937,8 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Error(value), value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
@@ -5844,7 +5947,8 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorCode(value), value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
@@ -5853,7 +5957,8 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentNotification(value), value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -5862,7 +5967,8 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionNotification(value), value);
+  const exact = e_SessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
@@ -5871,7 +5977,8 @@ function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotific
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionUpdate(value), value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
@@ -5880,7 +5987,8 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageId(value), value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
@@ -5889,7 +5997,8 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentChunk(value), value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
@@ -5898,7 +6007,8 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCall(value), value);
+  const exact = e_ToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
 }
 
@@ -5907,7 +6017,8 @@ function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntry(value), value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
@@ -5916,7 +6027,8 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryPriority(value), value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
@@ -5925,7 +6037,8 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryStatus(value), value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
@@ -5934,7 +6047,8 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Plan(value), value);
+  const exact = e_Plan(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
 }
 
@@ -5943,7 +6057,8 @@ function parseOwned_Plan(value: unknown): Result<T.Plan> {
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommand(value), value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
@@ -5952,7 +6067,8 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandInput(value), value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
@@ -5961,7 +6077,8 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnstructuredCommandInput(value), value);
+  const exact = e_UnstructuredCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
@@ -5970,7 +6087,8 @@ function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.Unstructu
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandsUpdate(value), value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
@@ -5979,7 +6097,8 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CurrentModeUpdate(value), value);
+  const exact = e_CurrentModeUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
@@ -5988,7 +6107,8 @@ function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdat
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ConfigOptionUpdate(value), value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
@@ -5997,7 +6117,8 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfoUpdate(value), value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
@@ -6006,7 +6127,8 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Cost(value), value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
@@ -6015,7 +6137,8 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UsageUpdate(value), value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
@@ -6024,7 +6147,8 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeSeverity(value), value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
@@ -6033,7 +6157,8 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Notice(value), value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
@@ -6042,7 +6167,8 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionId(value), value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
@@ -6051,7 +6177,8 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionStatus(value), value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
@@ -6060,7 +6187,8 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionUpdate(value), value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
@@ -6069,7 +6197,8 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionSummaryChunk(value), value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
@@ -6078,7 +6207,8 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompleteElicitationNotification(value), value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
@@ -6087,7 +6217,8 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtNotification(value), value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
@@ -6096,7 +6227,8 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientRequest(value), value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -6105,7 +6237,8 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeRequest(value), value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
@@ -6114,7 +6247,8 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientCapabilities(value), value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
@@ -6123,7 +6257,8 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_FileSystemCapabilities(value), value);
+  const exact = e_FileSystemCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
@@ -6132,7 +6267,8 @@ function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemC
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientSessionCapabilities(value), value);
+  const exact = e_ClientSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
@@ -6141,7 +6277,8 @@ function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSe
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionCapabilities(value), value);
+  const exact = e_CompactionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
@@ -6150,7 +6287,8 @@ function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionC
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionsCapabilities(value), value);
+  const exact = e_SessionConfigOptionsCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
@@ -6159,7 +6297,8 @@ function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.S
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanConfigOptionCapabilities(value), value);
+  const exact = e_BooleanConfigOptionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
@@ -6168,7 +6307,8 @@ function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.Bo
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeCapabilities(value), value);
+  const exact = e_NoticeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
@@ -6177,7 +6317,8 @@ function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilit
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthCapabilities(value), value);
+  const exact = e_AuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
@@ -6186,7 +6327,8 @@ function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities>
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationCapabilities(value), value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
@@ -6195,7 +6337,8 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormCapabilities(value), value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
@@ -6204,7 +6347,8 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlCapabilities(value), value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
@@ -6213,7 +6357,8 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthenticateRequest(value), value);
+  const exact = e_AuthenticateRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
@@ -6222,7 +6367,8 @@ function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRe
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutRequest(value), value);
+  const exact = e_LogoutRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
@@ -6231,7 +6377,8 @@ function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionRequest(value), value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
@@ -6240,7 +6387,8 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServer(value), value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
@@ -6249,7 +6397,8 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_HttpHeader(value), value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
@@ -6258,7 +6407,8 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerHttp(value), value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
@@ -6267,7 +6417,8 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerSse(value), value);
+  const exact = e_McpServerSse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
@@ -6276,7 +6427,8 @@ function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerStdio(value), value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
@@ -6285,7 +6437,8 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoadSessionRequest(value), value);
+  const exact = e_LoadSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
@@ -6294,7 +6447,8 @@ function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequ
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsRequest(value), value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
@@ -6303,7 +6457,8 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionRequest(value), value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
@@ -6312,7 +6467,8 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionRequest(value), value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
@@ -6321,7 +6477,8 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionRequest(value), value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
@@ -6330,7 +6487,8 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionModeRequest(value), value);
+  const exact = e_SetSessionModeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
@@ -6339,7 +6497,8 @@ function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionMo
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionRequest(value), value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
@@ -6348,7 +6507,8 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptRequest(value), value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
@@ -6357,7 +6517,8 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientResponse(value), value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -6365,8 +6526,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ClientResponse(value);
@@ -6382,7 +6543,8 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WriteTextFileResponse(value), value);
+  const exact = e_WriteTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
@@ -6391,7 +6553,8 @@ function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFil
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReadTextFileResponse(value), value);
+  const exact = e_ReadTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
@@ -6400,7 +6563,8 @@ function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileR
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionResponse(value), value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
@@ -6409,7 +6573,8 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionOutcome(value), value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
@@ -6418,7 +6583,8 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SelectedPermissionOutcome(value), value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
@@ -6427,7 +6593,8 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateTerminalResponse(value), value);
+  const exact = e_CreateTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
@@ -6436,7 +6603,8 @@ function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTermi
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputResponse(value), value);
+  const exact = e_TerminalOutputResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
@@ -6445,7 +6613,8 @@ function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOut
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalExitStatus(value), value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
@@ -6454,7 +6623,8 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReleaseTerminalResponse(value), value);
+  const exact = e_ReleaseTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
@@ -6463,7 +6633,8 @@ function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTer
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WaitForTerminalExitResponse(value), value);
+  const exact = e_WaitForTerminalExitResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
@@ -6472,7 +6643,8 @@ function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitFo
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_KillTerminalResponse(value), value);
+  const exact = e_KillTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
@@ -6481,7 +6653,8 @@ function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalR
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationResponse(value), value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
@@ -6490,7 +6663,8 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationContentValue(value), value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
@@ -6499,7 +6673,8 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationAcceptAction(value), value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
@@ -6508,7 +6683,8 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientNotification(value), value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
@@ -6517,7 +6693,8 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelNotification(value), value);
+  const exact = e_CancelNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
@@ -6526,7 +6703,8 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelRequestNotification(value), value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 

@@ -5613,7 +5613,8 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentRequest(value), value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -5622,7 +5623,8 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestId(value), value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
@@ -5631,7 +5633,8 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionRequest(value), value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
@@ -5640,7 +5643,8 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionId(value), value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
@@ -5649,7 +5653,8 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionSubject(value), value);
+  const exact = e_RequestPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
@@ -5658,7 +5663,8 @@ function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPe
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallUpdate(value), value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
@@ -5667,7 +5673,8 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallId(value), value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
@@ -5676,7 +5683,8 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolKind(value), value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
@@ -5685,7 +5693,8 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallStatus(value), value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
@@ -5694,7 +5703,8 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContent(value), value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
@@ -5703,7 +5713,8 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentBlock(value), value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
@@ -5712,7 +5723,8 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Annotations(value), value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
@@ -5721,7 +5733,8 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Role(value), value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
@@ -5730,7 +5743,8 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextContent(value), value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
@@ -5739,7 +5753,8 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MediaType(value), value);
+  const exact = e_MediaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MediaType } : tolerant.MediaType(value);
 }
 
@@ -5748,7 +5763,8 @@ function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ImageContent(value), value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
@@ -5757,7 +5773,8 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AudioContent(value), value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
@@ -5766,7 +5783,8 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Icon(value), value);
+  const exact = e_Icon(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Icon } : tolerant.Icon(value);
 }
 
@@ -5775,7 +5793,8 @@ function parseOwned_Icon(value: unknown): Result<T.Icon> {
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IconTheme(value), value);
+  const exact = e_IconTheme(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IconTheme } : tolerant.IconTheme(value);
 }
 
@@ -5784,7 +5803,8 @@ function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResourceLink(value), value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
@@ -5793,7 +5813,8 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResourceResource(value), value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
@@ -5802,7 +5823,8 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextResourceContents(value), value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
@@ -5811,7 +5833,8 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BlobResourceContents(value), value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
@@ -5820,7 +5843,8 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResource(value), value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
@@ -5829,7 +5853,8 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Content(value), value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
@@ -5838,7 +5863,8 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffChange(value), value);
+  const exact = e_DiffChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffChange } : tolerant.DiffChange(value);
 }
 
@@ -5847,7 +5873,8 @@ function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffFileType(value), value);
+  const exact = e_DiffFileType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
@@ -5856,7 +5883,8 @@ function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AbsolutePath(value), value);
+  const exact = e_AbsolutePath(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
@@ -5865,7 +5893,8 @@ function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPathChange(value), value);
+  const exact = e_DiffPathChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
@@ -5874,7 +5903,8 @@ function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPathPairChange(value), value);
+  const exact = e_DiffPathPairChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
@@ -5883,7 +5913,8 @@ function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairCha
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPatch(value), value);
+  const exact = e_DiffPatch(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
@@ -5892,7 +5923,8 @@ function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPatchFormat(value), value);
+  const exact = e_DiffPatchFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
@@ -5901,7 +5933,8 @@ function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Diff(value), value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
@@ -5910,7 +5943,8 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalId(value), value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
@@ -5919,7 +5953,8 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Terminal(value), value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
@@ -5928,7 +5963,8 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallLocation(value), value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
@@ -5937,7 +5973,8 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallCapabilities(value), value);
+  const exact = e_ToolCallCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
@@ -5946,7 +5983,8 @@ function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapab
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallCancelCapabilities(value), value);
+  const exact = e_ToolCallCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
@@ -5955,7 +5993,8 @@ function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCal
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallPermissionSubject(value), value);
+  const exact = e_ToolCallPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
@@ -5964,7 +6003,8 @@ function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCall
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CommandPermissionSubject(value), value);
+  const exact = e_CommandPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
@@ -5973,7 +6013,8 @@ function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPe
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOption(value), value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
@@ -5982,7 +6023,8 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionId(value), value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
@@ -5991,7 +6033,8 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionKind(value), value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
@@ -6000,7 +6043,8 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationRequest(value), value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
@@ -6009,7 +6053,8 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSessionScope(value), value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
@@ -6018,7 +6063,8 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationRequestScope(value), value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
@@ -6027,7 +6073,8 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchema(value), value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
@@ -6036,7 +6083,8 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchemaType(value), value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
@@ -6045,7 +6093,8 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationPropertySchema(value), value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
@@ -6054,7 +6103,8 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringFormat(value), value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
@@ -6063,7 +6113,8 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnumOption(value), value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
@@ -6072,7 +6123,8 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringPropertySchema(value), value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
@@ -6081,7 +6133,8 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NumberPropertySchema(value), value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
@@ -6090,7 +6143,8 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IntegerPropertySchema(value), value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
@@ -6099,7 +6153,8 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanPropertySchema(value), value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
@@ -6108,7 +6163,8 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectItems(value), value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
@@ -6117,7 +6173,8 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringMultiSelectItems(value), value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
@@ -6126,7 +6183,8 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TitledMultiSelectItems(value), value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
@@ -6135,7 +6193,8 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectPropertySchema(value), value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
@@ -6144,7 +6203,8 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormMode(value), value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
@@ -6153,7 +6213,8 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationId(value), value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
@@ -6162,7 +6223,8 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlMode(value), value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
@@ -6171,7 +6233,8 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtRequest(value), value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
@@ -6180,7 +6243,8 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentResponse(value), value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -6188,8 +6252,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_AgentResponse(value);
@@ -6205,7 +6269,8 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeResponse(value), value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
@@ -6214,7 +6279,8 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProtocolVersion(value), value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
@@ -6223,7 +6289,8 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Implementation(value), value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
@@ -6232,7 +6299,8 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentCapabilities(value), value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
@@ -6241,7 +6309,8 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCapabilities(value), value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
@@ -6250,7 +6319,8 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptCapabilities(value), value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
@@ -6259,7 +6329,8 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptImageCapabilities(value), value);
+  const exact = e_PromptImageCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
@@ -6268,7 +6339,8 @@ function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImag
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptAudioCapabilities(value), value);
+  const exact = e_PromptAudioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
@@ -6277,7 +6349,8 @@ function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudi
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptEmbeddedContextCapabilities(value), value);
+  const exact = e_PromptEmbeddedContextCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
@@ -6286,7 +6359,8 @@ function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpCapabilities(value), value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
@@ -6295,7 +6369,8 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpStdioCapabilities(value), value);
+  const exact = e_McpStdioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
@@ -6304,7 +6379,8 @@ function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapab
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpHttpCapabilities(value), value);
+  const exact = e_McpHttpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
@@ -6313,7 +6389,8 @@ function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabil
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionDeleteCapabilities(value), value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
@@ -6322,7 +6399,8 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionAdditionalDirectoriesCapabilities(value), value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
@@ -6331,7 +6409,8 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentAuthCapabilities(value), value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
@@ -6340,7 +6419,8 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethod(value), value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
@@ -6349,7 +6429,8 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodId(value), value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
@@ -6358,7 +6439,8 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnvVariable(value), value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
@@ -6367,7 +6449,8 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodTerminal(value), value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
@@ -6376,7 +6459,8 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodAgent(value), value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
@@ -6385,7 +6469,8 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoginAuthResponse(value), value);
+  const exact = e_LoginAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
@@ -6394,7 +6479,8 @@ function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthRespons
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutAuthResponse(value), value);
+  const exact = e_LogoutAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
@@ -6403,7 +6489,8 @@ function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthRespo
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionResponse(value), value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
@@ -6412,7 +6499,8 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOption(value), value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
@@ -6421,7 +6509,8 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigId(value), value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
@@ -6430,7 +6519,8 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionCategory(value), value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
@@ -6439,7 +6529,8 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigValueId(value), value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
@@ -6448,7 +6539,8 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOptions(value), value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
@@ -6457,7 +6549,8 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOption(value), value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
@@ -6466,7 +6559,8 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectGroup(value), value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
@@ -6475,7 +6569,8 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigGroupId(value), value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
@@ -6484,7 +6579,8 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelect(value), value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
@@ -6493,7 +6589,8 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigBoolean(value), value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
@@ -6502,7 +6599,8 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommand(value), value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
@@ -6511,7 +6609,8 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandInput(value), value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
@@ -6520,7 +6619,8 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextCommandInput(value), value);
+  const exact = e_TextCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
@@ -6529,7 +6629,8 @@ function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput>
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Command(value), value);
+  const exact = e_Command(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Command } : tolerant.Command(value);
 }
 
@@ -6538,7 +6639,8 @@ function parseOwned_Command(value: unknown): Result<T.Command> {
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsResponse(value), value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
@@ -6547,7 +6649,8 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfo(value), value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
@@ -6556,7 +6659,8 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionListCursor(value), value);
+  const exact = e_SessionListCursor(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
@@ -6565,7 +6669,8 @@ function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCurso
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionResponse(value), value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
@@ -6574,7 +6679,8 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionResponse(value), value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
@@ -6583,7 +6689,8 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionResponse(value), value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
@@ -6592,7 +6699,8 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelToolCallResponse(value), value);
+  const exact = e_CancelToolCallResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
@@ -6601,7 +6709,8 @@ function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolC
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelTerminalResponse(value), value);
+  const exact = e_CancelTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
@@ -6610,7 +6719,8 @@ function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTermi
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionResponse(value), value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
@@ -6619,7 +6729,8 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptResponse(value), value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
@@ -6628,7 +6739,8 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageId(value), value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
@@ -6637,7 +6749,8 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtResponse(value), value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
@@ -6646,7 +6759,8 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Error(value), value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
@@ -6655,7 +6769,8 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorCode(value), value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
@@ -6664,7 +6779,8 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorData(value), value);
+  const exact = e_ErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorData } : tolerant.ErrorData(value);
 }
 
@@ -6673,7 +6789,8 @@ function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnsupportedProtocolVersionErrorData(value), value);
+  const exact = e_UnsupportedProtocolVersionErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
@@ -6682,7 +6799,8 @@ function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionNotFoundErrorData(value), value);
+  const exact = e_SessionNotFoundErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
@@ -6691,7 +6809,8 @@ function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNo
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentNotification(value), value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -6700,7 +6819,8 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UpdateSessionNotification(value), value);
+  const exact = e_UpdateSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
@@ -6709,7 +6829,8 @@ function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSe
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionUpdate(value), value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
@@ -6718,7 +6839,8 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentChunk(value), value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
@@ -6727,7 +6849,8 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UserMessage(value), value);
+  const exact = e_UserMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UserMessage } : tolerant.UserMessage(value);
 }
 
@@ -6736,7 +6859,8 @@ function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentMessage(value), value);
+  const exact = e_AgentMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
@@ -6745,7 +6869,8 @@ function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentThought(value), value);
+  const exact = e_AgentThought(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentThought } : tolerant.AgentThought(value);
 }
 
@@ -6754,7 +6879,8 @@ function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundWork(value), value);
+  const exact = e_BackgroundWork(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
@@ -6763,7 +6889,8 @@ function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundTerminal(value), value);
+  const exact = e_BackgroundTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
@@ -6772,7 +6899,8 @@ function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTermi
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundToolCall(value), value);
+  const exact = e_BackgroundToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
@@ -6781,7 +6909,8 @@ function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolC
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RunningStateUpdate(value), value);
+  const exact = e_RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
@@ -6790,7 +6919,8 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorStopReason(value), value);
+  const exact = e_ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
@@ -6799,7 +6929,8 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IdleStateUpdate(value), value);
+  const exact = e_IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
@@ -6808,7 +6939,8 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequiresActionStateUpdate(value), value);
+  const exact = e_RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
@@ -6817,7 +6949,8 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StateUpdate(value), value);
+  const exact = e_StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
@@ -6826,7 +6959,8 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContentChunk(value), value);
+  const exact = e_ToolCallContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
@@ -6835,7 +6969,8 @@ function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallConte
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutput(value), value);
+  const exact = e_TerminalOutput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
@@ -6844,7 +6979,8 @@ function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalExitStatus(value), value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
@@ -6853,7 +6989,8 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalSize(value), value);
+  const exact = e_TerminalSize(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
@@ -6862,7 +6999,8 @@ function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalCapabilities(value), value);
+  const exact = e_TerminalCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
@@ -6871,7 +7009,8 @@ function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapab
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalCancelCapabilities(value), value);
+  const exact = e_TerminalCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
@@ -6880,7 +7019,8 @@ function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.Termina
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalUpdate(value), value);
+  const exact = e_TerminalUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
@@ -6889,7 +7029,8 @@ function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputChunk(value), value);
+  const exact = e_TerminalOutputChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
@@ -6898,7 +7039,8 @@ function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutput
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdateContent(value), value);
+  const exact = e_PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
@@ -6907,7 +7049,8 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanId(value), value);
+  const exact = e_PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
@@ -6916,7 +7059,8 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntry(value), value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
@@ -6925,7 +7069,8 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryPriority(value), value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
@@ -6934,7 +7079,8 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryStatus(value), value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
@@ -6943,7 +7089,8 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanItems(value), value);
+  const exact = e_PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
@@ -6952,7 +7099,8 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdate(value), value);
+  const exact = e_PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
@@ -6961,7 +7109,8 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandsUpdate(value), value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
@@ -6970,7 +7119,8 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ConfigOptionUpdate(value), value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
@@ -6979,7 +7129,8 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfoUpdate(value), value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
@@ -6988,7 +7139,8 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Cost(value), value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
@@ -6997,7 +7149,8 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UsageUpdate(value), value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
@@ -7006,7 +7159,8 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeSeverity(value), value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
@@ -7015,7 +7169,8 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Notice(value), value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
@@ -7024,7 +7179,8 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionId(value), value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
@@ -7033,7 +7189,8 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionStatus(value), value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
@@ -7042,7 +7199,8 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionUpdate(value), value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
@@ -7051,7 +7209,8 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionSummaryChunk(value), value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
@@ -7060,7 +7219,8 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompleteElicitationNotification(value), value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
@@ -7069,7 +7229,8 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtNotification(value), value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
@@ -7078,7 +7239,8 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientRequest(value), value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -7087,7 +7249,8 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeRequest(value), value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
@@ -7096,7 +7259,8 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientCapabilities(value), value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
@@ -7105,7 +7269,8 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientAuthCapabilities(value), value);
+  const exact = e_ClientAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
@@ -7114,7 +7279,8 @@ function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthC
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalAuthCapabilities(value), value);
+  const exact = e_TerminalAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
@@ -7123,7 +7289,8 @@ function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalA
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationCapabilities(value), value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
@@ -7132,7 +7299,8 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormCapabilities(value), value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
@@ -7141,7 +7309,8 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlCapabilities(value), value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
@@ -7150,7 +7319,8 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoginAuthRequest(value), value);
+  const exact = e_LoginAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
@@ -7159,7 +7329,8 @@ function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest>
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutAuthRequest(value), value);
+  const exact = e_LogoutAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
@@ -7168,7 +7339,8 @@ function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthReques
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionRequest(value), value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
@@ -7177,7 +7349,8 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServer(value), value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
@@ -7186,7 +7359,8 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_HttpHeader(value), value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
@@ -7195,7 +7369,8 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerHttp(value), value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
@@ -7204,7 +7379,8 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerStdio(value), value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
@@ -7213,7 +7389,8 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsRequest(value), value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
@@ -7222,7 +7399,8 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionRequest(value), value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
@@ -7231,7 +7409,8 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionRequest(value), value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
@@ -7240,7 +7419,8 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReplayFrom(value), value);
+  const exact = e_ReplayFrom(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
@@ -7249,7 +7429,8 @@ function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReplayFromStart(value), value);
+  const exact = e_ReplayFromStart(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
@@ -7258,7 +7439,8 @@ function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionRequest(value), value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
@@ -7267,7 +7449,8 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelToolCallRequest(value), value);
+  const exact = e_CancelToolCallRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
@@ -7276,7 +7459,8 @@ function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCa
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelTerminalRequest(value), value);
+  const exact = e_CancelTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
@@ -7285,7 +7469,8 @@ function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTermin
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionRequest(value), value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
@@ -7294,7 +7479,8 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptRequest(value), value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
@@ -7303,7 +7489,8 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientResponse(value), value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -7311,8 +7498,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ClientResponse(value);
@@ -7328,7 +7515,8 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionResponse(value), value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
@@ -7337,7 +7525,8 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionOutcome(value), value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
@@ -7346,7 +7535,8 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelledPermissionOutcome(value), value);
+  const exact = e_CancelledPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
@@ -7355,7 +7545,8 @@ function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.Cancell
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SelectedPermissionOutcome(value), value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
@@ -7364,7 +7555,8 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationResponse(value), value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
@@ -7373,7 +7565,8 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationContentValue(value), value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
@@ -7382,7 +7575,8 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationAcceptAction(value), value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
@@ -7391,7 +7585,8 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientNotification(value), value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
@@ -7400,7 +7595,8 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelSessionNotification(value), value);
+  const exact = e_CancelSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
@@ -7409,7 +7605,8 @@ function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSe
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelRequestNotification(value), value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 

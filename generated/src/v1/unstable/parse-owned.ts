@@ -6780,7 +6780,8 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentRequest(value), value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -6789,7 +6790,8 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestId(value), value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
@@ -6798,7 +6800,8 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WriteTextFileRequest(value), value);
+  const exact = e_WriteTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileRequest } : tolerant.WriteTextFileRequest(value);
 }
 
@@ -6807,7 +6810,8 @@ function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFile
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionId(value), value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
@@ -6816,7 +6820,8 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReadTextFileRequest(value), value);
+  const exact = e_ReadTextFileRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileRequest } : tolerant.ReadTextFileRequest(value);
 }
 
@@ -6825,7 +6830,8 @@ function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRe
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionRequest(value), value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
@@ -6834,7 +6840,8 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallUpdate(value), value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
@@ -6843,7 +6850,8 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallId(value), value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
@@ -6852,7 +6860,8 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolKind(value), value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
@@ -6861,7 +6870,8 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallStatus(value), value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
@@ -6870,7 +6880,8 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContent(value), value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
@@ -6879,7 +6890,8 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentBlock(value), value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
@@ -6888,7 +6900,8 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Annotations(value), value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
@@ -6897,7 +6910,8 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Role(value), value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
@@ -6906,7 +6920,8 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextContent(value), value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
@@ -6915,7 +6930,8 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ImageContent(value), value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
@@ -6924,7 +6940,8 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AudioContent(value), value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
@@ -6933,7 +6950,8 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResourceLink(value), value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
@@ -6942,7 +6960,8 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResourceResource(value), value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
@@ -6951,7 +6970,8 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextResourceContents(value), value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
@@ -6960,7 +6980,8 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BlobResourceContents(value), value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
@@ -6969,7 +6990,8 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResource(value), value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
@@ -6978,7 +7000,8 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Content(value), value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
@@ -6987,7 +7010,8 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Diff(value), value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
@@ -6996,7 +7020,8 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalId(value), value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
@@ -7005,7 +7030,8 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Terminal(value), value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
@@ -7014,7 +7040,8 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallLocation(value), value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
@@ -7023,7 +7050,8 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOption(value), value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
@@ -7032,7 +7060,8 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionId(value), value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
@@ -7041,7 +7070,8 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionKind(value), value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
@@ -7050,7 +7080,8 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateTerminalRequest(value), value);
+  const exact = e_CreateTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalRequest } : tolerant.CreateTerminalRequest(value);
 }
 
@@ -7059,7 +7090,8 @@ function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTermin
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnvVariable(value), value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
@@ -7068,7 +7100,8 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputRequest(value), value);
+  const exact = e_TerminalOutputRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputRequest } : tolerant.TerminalOutputRequest(value);
 }
 
@@ -7077,7 +7110,8 @@ function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutp
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReleaseTerminalRequest(value), value);
+  const exact = e_ReleaseTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalRequest } : tolerant.ReleaseTerminalRequest(value);
 }
 
@@ -7086,7 +7120,8 @@ function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerm
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WaitForTerminalExitRequest(value), value);
+  const exact = e_WaitForTerminalExitRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitRequest } : tolerant.WaitForTerminalExitRequest(value);
 }
 
@@ -7095,7 +7130,8 @@ function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitFor
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_KillTerminalRequest(value), value);
+  const exact = e_KillTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalRequest } : tolerant.KillTerminalRequest(value);
 }
 
@@ -7104,7 +7140,8 @@ function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRe
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationRequest(value), value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
@@ -7113,7 +7150,8 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSessionScope(value), value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
@@ -7122,7 +7160,8 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationRequestScope(value), value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
@@ -7131,7 +7170,8 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchema(value), value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
@@ -7140,7 +7180,8 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchemaType(value), value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
@@ -7149,7 +7190,8 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationPropertySchema(value), value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
@@ -7158,7 +7200,8 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringFormat(value), value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
@@ -7167,7 +7210,8 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnumOption(value), value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
@@ -7176,7 +7220,8 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringPropertySchema(value), value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
@@ -7185,7 +7230,8 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NumberPropertySchema(value), value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
@@ -7194,7 +7240,8 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IntegerPropertySchema(value), value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
@@ -7203,7 +7250,8 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanPropertySchema(value), value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
@@ -7212,7 +7260,8 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectItems(value), value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
@@ -7221,7 +7270,8 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringMultiSelectItems(value), value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
@@ -7230,7 +7280,8 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TitledMultiSelectItems(value), value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
@@ -7239,7 +7290,8 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectPropertySchema(value), value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
@@ -7248,7 +7300,8 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormMode(value), value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
@@ -7257,7 +7310,8 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationId(value), value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
@@ -7266,7 +7320,8 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlMode(value), value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
@@ -7275,7 +7330,8 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpRequest(value), value);
+  const exact = e_MessageMcpRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
@@ -7284,7 +7340,8 @@ function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpReques
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerAcpId(value), value);
+  const exact = e_McpServerAcpId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
@@ -7293,7 +7350,8 @@ function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpRequestId(value), value);
+  const exact = e_McpRequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
@@ -7302,7 +7360,8 @@ function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtRequest(value), value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
@@ -7311,7 +7370,8 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentResponse(value), value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -7319,8 +7379,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_AgentResponse(value);
@@ -7336,7 +7396,8 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeResponse(value), value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
@@ -7345,7 +7406,8 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProtocolVersion(value), value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
@@ -7354,7 +7416,8 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentCapabilities(value), value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
@@ -7363,7 +7426,8 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptCapabilities(value), value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
@@ -7372,7 +7436,8 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpCapabilities(value), value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
@@ -7381,7 +7446,8 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCapabilities(value), value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
@@ -7390,7 +7456,8 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionListCapabilities(value), value);
+  const exact = e_SessionListCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionListCapabilities } : tolerant.SessionListCapabilities(value);
 }
 
@@ -7399,7 +7466,8 @@ function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionLis
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionDeleteCapabilities(value), value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
@@ -7408,7 +7476,8 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionAdditionalDirectoriesCapabilities(value), value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
@@ -7417,7 +7486,8 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptCapabilities(value), value);
+  const exact = e_SessionSystemPromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
@@ -7426,7 +7496,8 @@ function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.Se
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptModeCapabilities(value), value);
+  const exact = e_SessionSystemPromptModeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
@@ -7435,7 +7506,8 @@ function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptOverrideCapabilities(value), value);
+  const exact = e_SessionSystemPromptOverrideCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
@@ -7444,7 +7516,8 @@ function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Res
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionForkCapabilities(value), value);
+  const exact = e_SessionForkCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
@@ -7453,7 +7526,8 @@ function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionFor
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionArchiveCapabilities(value), value);
+  const exact = e_SessionArchiveCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
@@ -7462,7 +7536,8 @@ function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.Session
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusCapabilities(value), value);
+  const exact = e_SessionStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
@@ -7471,7 +7546,8 @@ function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionS
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionTitleCapabilities(value), value);
+  const exact = e_SessionTitleCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
@@ -7480,7 +7556,8 @@ function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTi
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionResumeCapabilities(value), value);
+  const exact = e_SessionResumeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionResumeCapabilities } : tolerant.SessionResumeCapabilities(value);
 }
 
@@ -7489,7 +7566,8 @@ function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionR
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCloseCapabilities(value), value);
+  const exact = e_SessionCloseCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCloseCapabilities } : tolerant.SessionCloseCapabilities(value);
 }
 
@@ -7498,7 +7576,8 @@ function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCl
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentAuthCapabilities(value), value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
@@ -7507,7 +7586,8 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusCapabilities(value), value);
+  const exact = e_AuthStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
@@ -7516,7 +7596,8 @@ function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusC
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutCapabilities(value), value);
+  const exact = e_LogoutCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutCapabilities } : tolerant.LogoutCapabilities(value);
 }
 
@@ -7525,7 +7606,8 @@ function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilit
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProvidersCapabilities(value), value);
+  const exact = e_ProvidersCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
@@ -7534,7 +7616,8 @@ function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCap
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethod(value), value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
@@ -7543,7 +7626,8 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodId(value), value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
@@ -7552,7 +7636,8 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodTerminal(value), value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
@@ -7561,7 +7646,8 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodAgent(value), value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
@@ -7570,7 +7656,8 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Implementation(value), value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
@@ -7579,7 +7666,8 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthenticateResponse(value), value);
+  const exact = e_AuthenticateResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateResponse } : tolerant.AuthenticateResponse(value);
 }
 
@@ -7588,7 +7676,8 @@ function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateR
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListProvidersResponse(value), value);
+  const exact = e_ListProvidersResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
@@ -7597,7 +7686,8 @@ function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvider
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderInfo(value), value);
+  const exact = e_ProviderInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
@@ -7606,7 +7696,8 @@ function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderId(value), value);
+  const exact = e_ProviderId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderId } : tolerant.ProviderId(value);
 }
 
@@ -7615,7 +7706,8 @@ function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LlmProtocol(value), value);
+  const exact = e_LlmProtocol(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
@@ -7624,7 +7716,8 @@ function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderCurrentConfig(value), value);
+  const exact = e_ProviderCurrentConfig(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
@@ -7633,7 +7726,8 @@ function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurr
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetProviderResponse(value), value);
+  const exact = e_SetProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
@@ -7642,7 +7736,8 @@ function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderRes
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DisableProviderResponse(value), value);
+  const exact = e_DisableProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
@@ -7651,7 +7746,8 @@ function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisablePro
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutResponse(value), value);
+  const exact = e_LogoutResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutResponse } : tolerant.LogoutResponse(value);
 }
 
@@ -7660,7 +7756,8 @@ function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusResponse(value), value);
+  const exact = e_AuthStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
@@ -7669,7 +7766,8 @@ function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusRespo
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthState(value), value);
+  const exact = e_AuthState(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthState } : tolerant.AuthState(value);
 }
 
@@ -7678,7 +7776,8 @@ function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthAccount(value), value);
+  const exact = e_AuthAccount(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
@@ -7687,7 +7786,8 @@ function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionResponse(value), value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
@@ -7696,7 +7796,8 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionModeState(value), value);
+  const exact = e_SessionModeState(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeState } : tolerant.SessionModeState(value);
 }
 
@@ -7705,7 +7806,8 @@ function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState>
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionModeId(value), value);
+  const exact = e_SessionModeId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionModeId } : tolerant.SessionModeId(value);
 }
 
@@ -7714,7 +7816,8 @@ function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMode(value), value);
+  const exact = e_SessionMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMode } : tolerant.SessionMode(value);
 }
 
@@ -7723,7 +7826,8 @@ function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOption(value), value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
@@ -7732,7 +7836,8 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigId(value), value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
@@ -7741,7 +7846,8 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionCategory(value), value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
@@ -7750,7 +7856,8 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigValueId(value), value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
@@ -7759,7 +7866,8 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOptions(value), value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
@@ -7768,7 +7876,8 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOption(value), value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
@@ -7777,7 +7886,8 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectGroup(value), value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
@@ -7786,7 +7896,8 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigGroupId(value), value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
@@ -7795,7 +7906,8 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelect(value), value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
@@ -7804,7 +7916,8 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigBoolean(value), value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
@@ -7813,7 +7926,8 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoadSessionResponse(value), value);
+  const exact = e_LoadSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionResponse } : tolerant.LoadSessionResponse(value);
 }
 
@@ -7822,7 +7936,8 @@ function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionRes
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsResponse(value), value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
@@ -7831,7 +7946,8 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfo(value), value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
@@ -7840,7 +7956,8 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionResponse(value), value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
@@ -7849,7 +7966,8 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ForkSessionResponse(value), value);
+  const exact = e_ForkSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
@@ -7858,7 +7976,8 @@ function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionRes
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ArchiveSessionResponse(value), value);
+  const exact = e_ArchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
@@ -7867,7 +7986,8 @@ function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSess
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnarchiveSessionResponse(value), value);
+  const exact = e_UnarchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
@@ -7876,7 +7996,8 @@ function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.Unarchive
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusResponse(value), value);
+  const exact = e_SessionStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
@@ -7885,7 +8006,8 @@ function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatu
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatus(value), value);
+  const exact = e_SessionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
@@ -7894,7 +8016,8 @@ function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionTitleResponse(value), value);
+  const exact = e_SetSessionTitleResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
@@ -7903,7 +8026,8 @@ function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSession
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionResponse(value), value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
@@ -7912,7 +8036,8 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionResponse(value), value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
@@ -7921,7 +8046,8 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionModeResponse(value), value);
+  const exact = e_SetSessionModeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeResponse } : tolerant.SetSessionModeResponse(value);
 }
 
@@ -7930,7 +8056,8 @@ function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionM
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionResponse(value), value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
@@ -7939,7 +8066,8 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptResponse(value), value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
@@ -7948,7 +8076,8 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StopReason(value), value);
+  const exact = e_StopReason(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StopReason } : tolerant.StopReason(value);
 }
 
@@ -7957,7 +8086,8 @@ function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Usage(value), value);
+  const exact = e_Usage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Usage } : tolerant.Usage(value);
 }
 
@@ -7966,7 +8096,8 @@ function parseOwned_Usage(value: unknown): Result<T.Usage> {
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtResponse(value), value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
@@ -7975,7 +8106,8 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Error(value), value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
@@ -7984,7 +8116,8 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorCode(value), value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
@@ -7993,7 +8126,8 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentNotification(value), value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -8002,7 +8136,8 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionNotification(value), value);
+  const exact = e_SessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionNotification } : tolerant.SessionNotification(value);
 }
 
@@ -8011,7 +8146,8 @@ function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotific
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionUpdate(value), value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
@@ -8020,7 +8156,8 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageId(value), value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
@@ -8029,7 +8166,8 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentChunk(value), value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
@@ -8038,7 +8176,8 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCall(value), value);
+  const exact = e_ToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCall } : tolerant.ToolCall(value);
 }
 
@@ -8047,7 +8186,8 @@ function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntry(value), value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
@@ -8056,7 +8196,8 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryPriority(value), value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
@@ -8065,7 +8206,8 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryStatus(value), value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
@@ -8074,7 +8216,8 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Plan(value), value);
+  const exact = e_Plan(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Plan } : tolerant.Plan(value);
 }
 
@@ -8083,7 +8226,8 @@ function parseOwned_Plan(value: unknown): Result<T.Plan> {
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdateContent(value), value);
+  const exact = e_PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
@@ -8092,7 +8236,8 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanId(value), value);
+  const exact = e_PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
@@ -8101,7 +8246,8 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanItems(value), value);
+  const exact = e_PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
@@ -8110,7 +8256,8 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanFile(value), value);
+  const exact = e_PlanFile(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanFile } : tolerant.PlanFile(value);
 }
 
@@ -8119,7 +8266,8 @@ function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanMarkdown(value), value);
+  const exact = e_PlanMarkdown(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
@@ -8128,7 +8276,8 @@ function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdate(value), value);
+  const exact = e_PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
@@ -8137,7 +8286,8 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanRemoved(value), value);
+  const exact = e_PlanRemoved(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
@@ -8146,7 +8296,8 @@ function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommand(value), value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
@@ -8155,7 +8306,8 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandInput(value), value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
@@ -8164,7 +8316,8 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnstructuredCommandInput(value), value);
+  const exact = e_UnstructuredCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnstructuredCommandInput } : tolerant.UnstructuredCommandInput(value);
 }
 
@@ -8173,7 +8326,8 @@ function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.Unstructu
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandsUpdate(value), value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
@@ -8182,7 +8336,8 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CurrentModeUpdate(value), value);
+  const exact = e_CurrentModeUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CurrentModeUpdate } : tolerant.CurrentModeUpdate(value);
 }
 
@@ -8191,7 +8346,8 @@ function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdat
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ConfigOptionUpdate(value), value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
@@ -8200,7 +8356,8 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfoUpdate(value), value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
@@ -8209,7 +8366,8 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Cost(value), value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
@@ -8218,7 +8376,8 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UsageUpdate(value), value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
@@ -8227,7 +8386,8 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeSeverity(value), value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
@@ -8236,7 +8396,8 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Notice(value), value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
@@ -8245,7 +8406,8 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionId(value), value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
@@ -8254,7 +8416,8 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionStatus(value), value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
@@ -8263,7 +8426,8 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionUpdate(value), value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
@@ -8272,7 +8436,8 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionSummaryChunk(value), value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
@@ -8281,7 +8446,8 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SubagentSessionCapabilities(value), value);
+  const exact = e_SubagentSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
@@ -8290,7 +8456,8 @@ function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.Subage
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCancelCapabilities(value), value);
+  const exact = e_SessionCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
@@ -8299,7 +8466,8 @@ function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionC
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StateUpdate(value), value);
+  const exact = e_StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
@@ -8308,7 +8476,8 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RunningStateUpdate(value), value);
+  const exact = e_RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
@@ -8317,7 +8486,8 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorStopReason(value), value);
+  const exact = e_ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
@@ -8326,7 +8496,8 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IdleStateUpdate(value), value);
+  const exact = e_IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
@@ -8335,7 +8506,8 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequiresActionStateUpdate(value), value);
+  const exact = e_RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
@@ -8344,7 +8516,8 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnknownStateUpdate(value), value);
+  const exact = e_UnknownStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
@@ -8353,7 +8526,8 @@ function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpd
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SubagentUpdate(value), value);
+  const exact = e_SubagentUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
@@ -8362,7 +8536,8 @@ function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMessage(value), value);
+  const exact = e_SessionMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
@@ -8371,7 +8546,8 @@ function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMessageChunk(value), value);
+  const exact = e_SessionMessageChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
@@ -8380,7 +8556,8 @@ function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessage
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompleteElicitationNotification(value), value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
@@ -8389,7 +8566,8 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusUpdateNotification(value), value);
+  const exact = e_AuthStatusUpdateNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
@@ -8398,7 +8576,8 @@ function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthS
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtNotification(value), value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
@@ -8407,7 +8586,8 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientRequest(value), value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -8416,7 +8596,8 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeRequest(value), value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
@@ -8425,7 +8606,8 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientCapabilities(value), value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
@@ -8434,7 +8616,8 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_FileSystemCapabilities(value), value);
+  const exact = e_FileSystemCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.FileSystemCapabilities } : tolerant.FileSystemCapabilities(value);
 }
 
@@ -8443,7 +8626,8 @@ function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemC
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientSessionCapabilities(value), value);
+  const exact = e_ClientSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientSessionCapabilities } : tolerant.ClientSessionCapabilities(value);
 }
 
@@ -8452,7 +8636,8 @@ function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSe
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionCapabilities(value), value);
+  const exact = e_CompactionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionCapabilities } : tolerant.CompactionCapabilities(value);
 }
 
@@ -8461,7 +8646,8 @@ function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionC
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionsCapabilities(value), value);
+  const exact = e_SessionConfigOptionsCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionsCapabilities } : tolerant.SessionConfigOptionsCapabilities(value);
 }
 
@@ -8470,7 +8656,8 @@ function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.S
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanConfigOptionCapabilities(value), value);
+  const exact = e_BooleanConfigOptionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanConfigOptionCapabilities } : tolerant.BooleanConfigOptionCapabilities(value);
 }
 
@@ -8479,7 +8666,8 @@ function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.Bo
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeCapabilities(value), value);
+  const exact = e_NoticeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeCapabilities } : tolerant.NoticeCapabilities(value);
 }
 
@@ -8488,7 +8676,8 @@ function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilit
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SubagentCapabilities(value), value);
+  const exact = e_SubagentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentCapabilities } : tolerant.SubagentCapabilities(value);
 }
 
@@ -8497,7 +8686,8 @@ function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapab
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanCapabilities(value), value);
+  const exact = e_PlanCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanCapabilities } : tolerant.PlanCapabilities(value);
 }
 
@@ -8506,7 +8696,8 @@ function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities>
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthCapabilities(value), value);
+  const exact = e_AuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthCapabilities } : tolerant.AuthCapabilities(value);
 }
 
@@ -8515,7 +8706,8 @@ function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities>
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationCapabilities(value), value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
@@ -8524,7 +8716,8 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormCapabilities(value), value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
@@ -8533,7 +8726,8 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlCapabilities(value), value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
@@ -8542,7 +8736,8 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthenticateRequest(value), value);
+  const exact = e_AuthenticateRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthenticateRequest } : tolerant.AuthenticateRequest(value);
 }
 
@@ -8551,7 +8746,8 @@ function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRe
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListProvidersRequest(value), value);
+  const exact = e_ListProvidersRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
@@ -8560,7 +8756,8 @@ function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProviders
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetProviderRequest(value), value);
+  const exact = e_SetProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
@@ -8569,7 +8766,8 @@ function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequ
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DisableProviderRequest(value), value);
+  const exact = e_DisableProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
@@ -8578,7 +8776,8 @@ function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProv
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutRequest(value), value);
+  const exact = e_LogoutRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutRequest } : tolerant.LogoutRequest(value);
 }
 
@@ -8587,7 +8786,8 @@ function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusRequest(value), value);
+  const exact = e_AuthStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
@@ -8596,7 +8796,8 @@ function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusReques
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionRequest(value), value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
@@ -8605,7 +8806,8 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServer(value), value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
@@ -8614,7 +8816,8 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_HttpHeader(value), value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
@@ -8623,7 +8826,8 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerHttp(value), value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
@@ -8632,7 +8836,8 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerSse(value), value);
+  const exact = e_McpServerSse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerSse } : tolerant.McpServerSse(value);
 }
 
@@ -8641,7 +8846,8 @@ function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerAcp(value), value);
+  const exact = e_McpServerAcp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
@@ -8650,7 +8856,8 @@ function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerStdio(value), value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
@@ -8659,7 +8866,8 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SystemPrompt(value), value);
+  const exact = e_SystemPrompt(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
@@ -8668,7 +8876,8 @@ function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SystemPromptMode(value), value);
+  const exact = e_SystemPromptMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
@@ -8677,7 +8886,8 @@ function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode>
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoadSessionRequest(value), value);
+  const exact = e_LoadSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoadSessionRequest } : tolerant.LoadSessionRequest(value);
 }
 
@@ -8686,7 +8896,8 @@ function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequ
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsRequest(value), value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
@@ -8695,7 +8906,8 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionArchiveFilter(value), value);
+  const exact = e_SessionArchiveFilter(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
@@ -8704,7 +8916,8 @@ function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiv
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionRequest(value), value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
@@ -8713,7 +8926,8 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ForkSessionRequest(value), value);
+  const exact = e_ForkSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
@@ -8722,7 +8936,8 @@ function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequ
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ArchiveSessionRequest(value), value);
+  const exact = e_ArchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
@@ -8731,7 +8946,8 @@ function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessi
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnarchiveSessionRequest(value), value);
+  const exact = e_UnarchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
@@ -8740,7 +8956,8 @@ function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveS
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusRequest(value), value);
+  const exact = e_SessionStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
@@ -8749,7 +8966,8 @@ function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatus
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionTitleRequest(value), value);
+  const exact = e_SetSessionTitleRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
@@ -8758,7 +8976,8 @@ function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionT
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionRequest(value), value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
@@ -8767,7 +8986,8 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionRequest(value), value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
@@ -8776,7 +8996,8 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionModeRequest(value), value);
+  const exact = e_SetSessionModeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionModeRequest } : tolerant.SetSessionModeRequest(value);
 }
 
@@ -8785,7 +9006,8 @@ function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionMo
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionRequest(value), value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
@@ -8794,7 +9016,8 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptRequest(value), value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
@@ -8803,7 +9026,8 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientResponse(value), value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -8811,8 +9035,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ClientResponse(value);
@@ -8828,7 +9052,8 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WriteTextFileResponse(value), value);
+  const exact = e_WriteTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WriteTextFileResponse } : tolerant.WriteTextFileResponse(value);
 }
 
@@ -8837,7 +9062,8 @@ function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFil
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReadTextFileResponse(value), value);
+  const exact = e_ReadTextFileResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReadTextFileResponse } : tolerant.ReadTextFileResponse(value);
 }
 
@@ -8846,7 +9072,8 @@ function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileR
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionResponse(value), value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
@@ -8855,7 +9082,8 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionOutcome(value), value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
@@ -8864,7 +9092,8 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SelectedPermissionOutcome(value), value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
@@ -8873,7 +9102,8 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateTerminalResponse(value), value);
+  const exact = e_CreateTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateTerminalResponse } : tolerant.CreateTerminalResponse(value);
 }
 
@@ -8882,7 +9112,8 @@ function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTermi
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputResponse(value), value);
+  const exact = e_TerminalOutputResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputResponse } : tolerant.TerminalOutputResponse(value);
 }
 
@@ -8891,7 +9122,8 @@ function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOut
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalExitStatus(value), value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
@@ -8900,7 +9132,8 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReleaseTerminalResponse(value), value);
+  const exact = e_ReleaseTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReleaseTerminalResponse } : tolerant.ReleaseTerminalResponse(value);
 }
 
@@ -8909,7 +9142,8 @@ function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTer
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_WaitForTerminalExitResponse(value), value);
+  const exact = e_WaitForTerminalExitResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.WaitForTerminalExitResponse } : tolerant.WaitForTerminalExitResponse(value);
 }
 
@@ -8918,7 +9152,8 @@ function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitFo
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_KillTerminalResponse(value), value);
+  const exact = e_KillTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.KillTerminalResponse } : tolerant.KillTerminalResponse(value);
 }
 
@@ -8927,7 +9162,8 @@ function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalR
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationResponse(value), value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
@@ -8936,7 +9172,8 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationContentValue(value), value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
@@ -8945,7 +9182,8 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationAcceptAction(value), value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
@@ -8954,7 +9192,8 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpResponse(value), value);
+  const exact = e_MessageMcpResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
@@ -8963,7 +9202,8 @@ function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpRespo
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpError(value), value);
+  const exact = e_McpError(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpError } : tolerant.McpError(value);
 }
 
@@ -8972,7 +9212,8 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientNotification(value), value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
@@ -8981,7 +9222,8 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelNotification(value), value);
+  const exact = e_CancelNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelNotification } : tolerant.CancelNotification(value);
 }
 
@@ -8990,7 +9232,8 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpNotification(value), value);
+  const exact = e_MessageMcpNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
@@ -8999,7 +9242,8 @@ function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpN
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelRequestNotification(value), value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
@@ -9008,7 +9252,8 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyRequest(value), value);
+  const exact = e_ProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
@@ -9017,7 +9262,8 @@ function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeProxyRequest(value), value);
+  const exact = e_InitializeProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
@@ -9026,7 +9272,8 @@ function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeP
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorRequest(value), value);
+  const exact = e_ProxySuccessorRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
@@ -9035,7 +9282,8 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyResponse(value), value);
+  const exact = e_ProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
@@ -9043,8 +9291,8 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
  * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ProxyResponse(value);
@@ -9060,7 +9308,8 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeProxyResponse(value), value);
+  const exact = e_InitializeProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
@@ -9069,7 +9318,8 @@ function parseOwned_InitializeProxyResponse(value: unknown): Result<T.Initialize
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorResponse(value), value);
+  const exact = e_ProxySuccessorResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
@@ -9078,7 +9328,8 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyNotification(value), value);
+  const exact = e_ProxyNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
@@ -9087,7 +9338,8 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorNotification(value), value);
+  const exact = e_ProxySuccessorNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 

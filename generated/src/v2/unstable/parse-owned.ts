@@ -7271,7 +7271,8 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentRequest(value), value);
+  const exact = e_AgentRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -7280,7 +7281,8 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestId(value), value);
+  const exact = e_RequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestId } : tolerant.RequestId(value);
 }
 
@@ -7289,7 +7291,8 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionRequest(value), value);
+  const exact = e_RequestPermissionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionRequest } : tolerant.RequestPermissionRequest(value);
 }
 
@@ -7298,7 +7301,8 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionId(value), value);
+  const exact = e_SessionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionId } : tolerant.SessionId(value);
 }
 
@@ -7307,7 +7311,8 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionSubject(value), value);
+  const exact = e_RequestPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionSubject } : tolerant.RequestPermissionSubject(value);
 }
 
@@ -7316,7 +7321,8 @@ function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPe
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallUpdate(value), value);
+  const exact = e_ToolCallUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallUpdate } : tolerant.ToolCallUpdate(value);
 }
 
@@ -7325,7 +7331,8 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallId(value), value);
+  const exact = e_ToolCallId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallId } : tolerant.ToolCallId(value);
 }
 
@@ -7334,7 +7341,8 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolKind(value), value);
+  const exact = e_ToolKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolKind } : tolerant.ToolKind(value);
 }
 
@@ -7343,7 +7351,8 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallStatus(value), value);
+  const exact = e_ToolCallStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallStatus } : tolerant.ToolCallStatus(value);
 }
 
@@ -7352,7 +7361,8 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContent(value), value);
+  const exact = e_ToolCallContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContent } : tolerant.ToolCallContent(value);
 }
 
@@ -7361,7 +7371,8 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentBlock(value), value);
+  const exact = e_ContentBlock(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentBlock } : tolerant.ContentBlock(value);
 }
 
@@ -7370,7 +7381,8 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Annotations(value), value);
+  const exact = e_Annotations(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Annotations } : tolerant.Annotations(value);
 }
 
@@ -7379,7 +7391,8 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Role(value), value);
+  const exact = e_Role(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Role } : tolerant.Role(value);
 }
 
@@ -7388,7 +7401,8 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextContent(value), value);
+  const exact = e_TextContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextContent } : tolerant.TextContent(value);
 }
 
@@ -7397,7 +7411,8 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MediaType(value), value);
+  const exact = e_MediaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MediaType } : tolerant.MediaType(value);
 }
 
@@ -7406,7 +7421,8 @@ function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ImageContent(value), value);
+  const exact = e_ImageContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ImageContent } : tolerant.ImageContent(value);
 }
 
@@ -7415,7 +7431,8 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AudioContent(value), value);
+  const exact = e_AudioContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AudioContent } : tolerant.AudioContent(value);
 }
 
@@ -7424,7 +7441,8 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Icon(value), value);
+  const exact = e_Icon(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Icon } : tolerant.Icon(value);
 }
 
@@ -7433,7 +7451,8 @@ function parseOwned_Icon(value: unknown): Result<T.Icon> {
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IconTheme(value), value);
+  const exact = e_IconTheme(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IconTheme } : tolerant.IconTheme(value);
 }
 
@@ -7442,7 +7461,8 @@ function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResourceLink(value), value);
+  const exact = e_ResourceLink(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResourceLink } : tolerant.ResourceLink(value);
 }
 
@@ -7451,7 +7471,8 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResourceResource(value), value);
+  const exact = e_EmbeddedResourceResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResourceResource } : tolerant.EmbeddedResourceResource(value);
 }
 
@@ -7460,7 +7481,8 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextResourceContents(value), value);
+  const exact = e_TextResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextResourceContents } : tolerant.TextResourceContents(value);
 }
 
@@ -7469,7 +7491,8 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BlobResourceContents(value), value);
+  const exact = e_BlobResourceContents(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BlobResourceContents } : tolerant.BlobResourceContents(value);
 }
 
@@ -7478,7 +7501,8 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EmbeddedResource(value), value);
+  const exact = e_EmbeddedResource(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EmbeddedResource } : tolerant.EmbeddedResource(value);
 }
 
@@ -7487,7 +7511,8 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Content(value), value);
+  const exact = e_Content(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Content } : tolerant.Content(value);
 }
 
@@ -7496,7 +7521,8 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffChange(value), value);
+  const exact = e_DiffChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffChange } : tolerant.DiffChange(value);
 }
 
@@ -7505,7 +7531,8 @@ function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffFileType(value), value);
+  const exact = e_DiffFileType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffFileType } : tolerant.DiffFileType(value);
 }
 
@@ -7514,7 +7541,8 @@ function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AbsolutePath(value), value);
+  const exact = e_AbsolutePath(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AbsolutePath } : tolerant.AbsolutePath(value);
 }
 
@@ -7523,7 +7551,8 @@ function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPathChange(value), value);
+  const exact = e_DiffPathChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPathChange } : tolerant.DiffPathChange(value);
 }
 
@@ -7532,7 +7561,8 @@ function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPathPairChange(value), value);
+  const exact = e_DiffPathPairChange(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPathPairChange } : tolerant.DiffPathPairChange(value);
 }
 
@@ -7541,7 +7571,8 @@ function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairCha
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPatch(value), value);
+  const exact = e_DiffPatch(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPatch } : tolerant.DiffPatch(value);
 }
 
@@ -7550,7 +7581,8 @@ function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DiffPatchFormat(value), value);
+  const exact = e_DiffPatchFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DiffPatchFormat } : tolerant.DiffPatchFormat(value);
 }
 
@@ -7559,7 +7591,8 @@ function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Diff(value), value);
+  const exact = e_Diff(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Diff } : tolerant.Diff(value);
 }
 
@@ -7568,7 +7601,8 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalId(value), value);
+  const exact = e_TerminalId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalId } : tolerant.TerminalId(value);
 }
 
@@ -7577,7 +7611,8 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Terminal(value), value);
+  const exact = e_Terminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Terminal } : tolerant.Terminal(value);
 }
 
@@ -7586,7 +7621,8 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallLocation(value), value);
+  const exact = e_ToolCallLocation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallLocation } : tolerant.ToolCallLocation(value);
 }
 
@@ -7595,7 +7631,8 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallCapabilities(value), value);
+  const exact = e_ToolCallCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallCapabilities } : tolerant.ToolCallCapabilities(value);
 }
 
@@ -7604,7 +7641,8 @@ function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapab
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallCancelCapabilities(value), value);
+  const exact = e_ToolCallCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallCancelCapabilities } : tolerant.ToolCallCancelCapabilities(value);
 }
 
@@ -7613,7 +7651,8 @@ function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCal
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallPermissionSubject(value), value);
+  const exact = e_ToolCallPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallPermissionSubject } : tolerant.ToolCallPermissionSubject(value);
 }
 
@@ -7622,7 +7661,8 @@ function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCall
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CommandPermissionSubject(value), value);
+  const exact = e_CommandPermissionSubject(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CommandPermissionSubject } : tolerant.CommandPermissionSubject(value);
 }
 
@@ -7631,7 +7671,8 @@ function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPe
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOption(value), value);
+  const exact = e_PermissionOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOption } : tolerant.PermissionOption(value);
 }
 
@@ -7640,7 +7681,8 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionId(value), value);
+  const exact = e_PermissionOptionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionId } : tolerant.PermissionOptionId(value);
 }
 
@@ -7649,7 +7691,8 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PermissionOptionKind(value), value);
+  const exact = e_PermissionOptionKind(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PermissionOptionKind } : tolerant.PermissionOptionKind(value);
 }
 
@@ -7658,7 +7701,8 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationRequest(value), value);
+  const exact = e_CreateElicitationRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationRequest } : tolerant.CreateElicitationRequest(value);
 }
 
@@ -7667,7 +7711,8 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSessionScope(value), value);
+  const exact = e_ElicitationSessionScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSessionScope } : tolerant.ElicitationSessionScope(value);
 }
 
@@ -7676,7 +7721,8 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationRequestScope(value), value);
+  const exact = e_ElicitationRequestScope(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationRequestScope } : tolerant.ElicitationRequestScope(value);
 }
 
@@ -7685,7 +7731,8 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchema(value), value);
+  const exact = e_ElicitationSchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchema } : tolerant.ElicitationSchema(value);
 }
 
@@ -7694,7 +7741,8 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationSchemaType(value), value);
+  const exact = e_ElicitationSchemaType(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationSchemaType } : tolerant.ElicitationSchemaType(value);
 }
 
@@ -7703,7 +7751,8 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationPropertySchema(value), value);
+  const exact = e_ElicitationPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationPropertySchema } : tolerant.ElicitationPropertySchema(value);
 }
 
@@ -7712,7 +7761,8 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringFormat(value), value);
+  const exact = e_StringFormat(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringFormat } : tolerant.StringFormat(value);
 }
 
@@ -7721,7 +7771,8 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnumOption(value), value);
+  const exact = e_EnumOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnumOption } : tolerant.EnumOption(value);
 }
 
@@ -7730,7 +7781,8 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringPropertySchema(value), value);
+  const exact = e_StringPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringPropertySchema } : tolerant.StringPropertySchema(value);
 }
 
@@ -7739,7 +7791,8 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NumberPropertySchema(value), value);
+  const exact = e_NumberPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NumberPropertySchema } : tolerant.NumberPropertySchema(value);
 }
 
@@ -7748,7 +7801,8 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IntegerPropertySchema(value), value);
+  const exact = e_IntegerPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IntegerPropertySchema } : tolerant.IntegerPropertySchema(value);
 }
 
@@ -7757,7 +7811,8 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BooleanPropertySchema(value), value);
+  const exact = e_BooleanPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BooleanPropertySchema } : tolerant.BooleanPropertySchema(value);
 }
 
@@ -7766,7 +7821,8 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectItems(value), value);
+  const exact = e_MultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectItems } : tolerant.MultiSelectItems(value);
 }
 
@@ -7775,7 +7831,8 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StringMultiSelectItems(value), value);
+  const exact = e_StringMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StringMultiSelectItems } : tolerant.StringMultiSelectItems(value);
 }
 
@@ -7784,7 +7841,8 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TitledMultiSelectItems(value), value);
+  const exact = e_TitledMultiSelectItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TitledMultiSelectItems } : tolerant.TitledMultiSelectItems(value);
 }
 
@@ -7793,7 +7851,8 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MultiSelectPropertySchema(value), value);
+  const exact = e_MultiSelectPropertySchema(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MultiSelectPropertySchema } : tolerant.MultiSelectPropertySchema(value);
 }
 
@@ -7802,7 +7861,8 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormMode(value), value);
+  const exact = e_ElicitationFormMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormMode } : tolerant.ElicitationFormMode(value);
 }
 
@@ -7811,7 +7871,8 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationId(value), value);
+  const exact = e_ElicitationId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationId } : tolerant.ElicitationId(value);
 }
 
@@ -7820,7 +7881,8 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlMode(value), value);
+  const exact = e_ElicitationUrlMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlMode } : tolerant.ElicitationUrlMode(value);
 }
 
@@ -7829,7 +7891,8 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpRequest(value), value);
+  const exact = e_MessageMcpRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpRequest } : tolerant.MessageMcpRequest(value);
 }
 
@@ -7838,7 +7901,8 @@ function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpReques
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerAcpId(value), value);
+  const exact = e_McpServerAcpId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcpId } : tolerant.McpServerAcpId(value);
 }
 
@@ -7847,7 +7911,8 @@ function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpRequestId(value), value);
+  const exact = e_McpRequestId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpRequestId } : tolerant.McpRequestId(value);
 }
 
@@ -7856,7 +7921,8 @@ function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtRequest(value), value);
+  const exact = e_ExtRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtRequest } : tolerant.ExtRequest(value);
 }
 
@@ -7865,7 +7931,8 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentResponse(value), value);
+  const exact = e_AgentResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -7873,8 +7940,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_AgentResponse(value);
@@ -7890,7 +7957,8 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeResponse(value), value);
+  const exact = e_InitializeResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeResponse } : tolerant.InitializeResponse(value);
 }
 
@@ -7899,7 +7967,8 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProtocolVersion(value), value);
+  const exact = e_ProtocolVersion(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProtocolVersion } : tolerant.ProtocolVersion(value);
 }
 
@@ -7908,7 +7977,8 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Implementation(value), value);
+  const exact = e_Implementation(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Implementation } : tolerant.Implementation(value);
 }
 
@@ -7917,7 +7987,8 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentCapabilities(value), value);
+  const exact = e_AgentCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentCapabilities } : tolerant.AgentCapabilities(value);
 }
 
@@ -7926,7 +7997,8 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCapabilities(value), value);
+  const exact = e_SessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCapabilities } : tolerant.SessionCapabilities(value);
 }
 
@@ -7935,7 +8007,8 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptCapabilities(value), value);
+  const exact = e_PromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptCapabilities } : tolerant.PromptCapabilities(value);
 }
 
@@ -7944,7 +8017,8 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptImageCapabilities(value), value);
+  const exact = e_PromptImageCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptImageCapabilities } : tolerant.PromptImageCapabilities(value);
 }
 
@@ -7953,7 +8027,8 @@ function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImag
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptAudioCapabilities(value), value);
+  const exact = e_PromptAudioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptAudioCapabilities } : tolerant.PromptAudioCapabilities(value);
 }
 
@@ -7962,7 +8037,8 @@ function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudi
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptEmbeddedContextCapabilities(value), value);
+  const exact = e_PromptEmbeddedContextCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptEmbeddedContextCapabilities } : tolerant.PromptEmbeddedContextCapabilities(value);
 }
 
@@ -7971,7 +8047,8 @@ function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpCapabilities(value), value);
+  const exact = e_McpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpCapabilities } : tolerant.McpCapabilities(value);
 }
 
@@ -7980,7 +8057,8 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpStdioCapabilities(value), value);
+  const exact = e_McpStdioCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpStdioCapabilities } : tolerant.McpStdioCapabilities(value);
 }
 
@@ -7989,7 +8067,8 @@ function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapab
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpHttpCapabilities(value), value);
+  const exact = e_McpHttpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpHttpCapabilities } : tolerant.McpHttpCapabilities(value);
 }
 
@@ -7998,7 +8077,8 @@ function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabil
  */
 function parseOwned_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpAcpCapabilities(value), value);
+  const exact = e_McpAcpCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpAcpCapabilities } : tolerant.McpAcpCapabilities(value);
 }
 
@@ -8007,7 +8087,8 @@ function parseOwned_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilit
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionDeleteCapabilities(value), value);
+  const exact = e_SessionDeleteCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionDeleteCapabilities } : tolerant.SessionDeleteCapabilities(value);
 }
 
@@ -8016,7 +8097,8 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionAdditionalDirectoriesCapabilities(value), value);
+  const exact = e_SessionAdditionalDirectoriesCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionAdditionalDirectoriesCapabilities } : tolerant.SessionAdditionalDirectoriesCapabilities(value);
 }
 
@@ -8025,7 +8107,8 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptCapabilities(value), value);
+  const exact = e_SessionSystemPromptCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptCapabilities } : tolerant.SessionSystemPromptCapabilities(value);
 }
 
@@ -8034,7 +8117,8 @@ function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.Se
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptModeCapabilities(value), value);
+  const exact = e_SessionSystemPromptModeCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptModeCapabilities } : tolerant.SessionSystemPromptModeCapabilities(value);
 }
 
@@ -8043,7 +8127,8 @@ function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionSystemPromptOverrideCapabilities(value), value);
+  const exact = e_SessionSystemPromptOverrideCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionSystemPromptOverrideCapabilities } : tolerant.SessionSystemPromptOverrideCapabilities(value);
 }
 
@@ -8052,7 +8137,8 @@ function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Res
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionForkCapabilities(value), value);
+  const exact = e_SessionForkCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionForkCapabilities } : tolerant.SessionForkCapabilities(value);
 }
 
@@ -8061,7 +8147,8 @@ function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionFor
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionArchiveCapabilities(value), value);
+  const exact = e_SessionArchiveCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveCapabilities } : tolerant.SessionArchiveCapabilities(value);
 }
 
@@ -8070,7 +8157,8 @@ function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.Session
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusCapabilities(value), value);
+  const exact = e_SessionStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusCapabilities } : tolerant.SessionStatusCapabilities(value);
 }
 
@@ -8079,7 +8167,8 @@ function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionS
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionTitleCapabilities(value), value);
+  const exact = e_SessionTitleCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionTitleCapabilities } : tolerant.SessionTitleCapabilities(value);
 }
 
@@ -8088,7 +8177,8 @@ function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTi
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentAuthCapabilities(value), value);
+  const exact = e_AgentAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentAuthCapabilities } : tolerant.AgentAuthCapabilities(value);
 }
 
@@ -8097,7 +8187,8 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusCapabilities(value), value);
+  const exact = e_AuthStatusCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusCapabilities } : tolerant.AuthStatusCapabilities(value);
 }
 
@@ -8106,7 +8197,8 @@ function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusC
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProvidersCapabilities(value), value);
+  const exact = e_ProvidersCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProvidersCapabilities } : tolerant.ProvidersCapabilities(value);
 }
 
@@ -8115,7 +8207,8 @@ function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCap
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethod(value), value);
+  const exact = e_AuthMethod(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethod } : tolerant.AuthMethod(value);
 }
 
@@ -8124,7 +8217,8 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodId(value), value);
+  const exact = e_AuthMethodId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodId } : tolerant.AuthMethodId(value);
 }
 
@@ -8133,7 +8227,8 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_EnvVariable(value), value);
+  const exact = e_EnvVariable(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.EnvVariable } : tolerant.EnvVariable(value);
 }
 
@@ -8142,7 +8237,8 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodTerminal(value), value);
+  const exact = e_AuthMethodTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodTerminal } : tolerant.AuthMethodTerminal(value);
 }
 
@@ -8151,7 +8247,8 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthMethodAgent(value), value);
+  const exact = e_AuthMethodAgent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthMethodAgent } : tolerant.AuthMethodAgent(value);
 }
 
@@ -8160,7 +8257,8 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoginAuthResponse(value), value);
+  const exact = e_LoginAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoginAuthResponse } : tolerant.LoginAuthResponse(value);
 }
 
@@ -8169,7 +8267,8 @@ function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthRespons
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListProvidersResponse(value), value);
+  const exact = e_ListProvidersResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersResponse } : tolerant.ListProvidersResponse(value);
 }
 
@@ -8178,7 +8277,8 @@ function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvider
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderInfo(value), value);
+  const exact = e_ProviderInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderInfo } : tolerant.ProviderInfo(value);
 }
 
@@ -8187,7 +8287,8 @@ function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderId(value), value);
+  const exact = e_ProviderId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderId } : tolerant.ProviderId(value);
 }
 
@@ -8196,7 +8297,8 @@ function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LlmProtocol(value), value);
+  const exact = e_LlmProtocol(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LlmProtocol } : tolerant.LlmProtocol(value);
 }
 
@@ -8205,7 +8307,8 @@ function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProviderCurrentConfig(value), value);
+  const exact = e_ProviderCurrentConfig(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProviderCurrentConfig } : tolerant.ProviderCurrentConfig(value);
 }
 
@@ -8214,7 +8317,8 @@ function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurr
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetProviderResponse(value), value);
+  const exact = e_SetProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderResponse } : tolerant.SetProviderResponse(value);
 }
 
@@ -8223,7 +8327,8 @@ function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderRes
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DisableProviderResponse(value), value);
+  const exact = e_DisableProviderResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderResponse } : tolerant.DisableProviderResponse(value);
 }
 
@@ -8232,7 +8337,8 @@ function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisablePro
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutAuthResponse(value), value);
+  const exact = e_LogoutAuthResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutAuthResponse } : tolerant.LogoutAuthResponse(value);
 }
 
@@ -8241,7 +8347,8 @@ function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthRespo
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusResponse(value), value);
+  const exact = e_AuthStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusResponse } : tolerant.AuthStatusResponse(value);
 }
 
@@ -8250,7 +8357,8 @@ function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusRespo
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthState(value), value);
+  const exact = e_AuthState(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthState } : tolerant.AuthState(value);
 }
 
@@ -8259,7 +8367,8 @@ function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthAccount(value), value);
+  const exact = e_AuthAccount(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthAccount } : tolerant.AuthAccount(value);
 }
 
@@ -8268,7 +8377,8 @@ function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionResponse(value), value);
+  const exact = e_NewSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionResponse } : tolerant.NewSessionResponse(value);
 }
 
@@ -8277,7 +8387,8 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOption(value), value);
+  const exact = e_SessionConfigOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOption } : tolerant.SessionConfigOption(value);
 }
 
@@ -8286,7 +8397,8 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigId(value), value);
+  const exact = e_SessionConfigId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigId } : tolerant.SessionConfigId(value);
 }
 
@@ -8295,7 +8407,8 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigOptionCategory(value), value);
+  const exact = e_SessionConfigOptionCategory(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigOptionCategory } : tolerant.SessionConfigOptionCategory(value);
 }
 
@@ -8304,7 +8417,8 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigValueId(value), value);
+  const exact = e_SessionConfigValueId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigValueId } : tolerant.SessionConfigValueId(value);
 }
 
@@ -8313,7 +8427,8 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOptions(value), value);
+  const exact = e_SessionConfigSelectOptions(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOptions } : tolerant.SessionConfigSelectOptions(value);
 }
 
@@ -8322,7 +8437,8 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectOption(value), value);
+  const exact = e_SessionConfigSelectOption(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectOption } : tolerant.SessionConfigSelectOption(value);
 }
 
@@ -8331,7 +8447,8 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelectGroup(value), value);
+  const exact = e_SessionConfigSelectGroup(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelectGroup } : tolerant.SessionConfigSelectGroup(value);
 }
 
@@ -8340,7 +8457,8 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigGroupId(value), value);
+  const exact = e_SessionConfigGroupId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigGroupId } : tolerant.SessionConfigGroupId(value);
 }
 
@@ -8349,7 +8467,8 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigSelect(value), value);
+  const exact = e_SessionConfigSelect(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigSelect } : tolerant.SessionConfigSelect(value);
 }
 
@@ -8358,7 +8477,8 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionConfigBoolean(value), value);
+  const exact = e_SessionConfigBoolean(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionConfigBoolean } : tolerant.SessionConfigBoolean(value);
 }
 
@@ -8367,7 +8487,8 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommand(value), value);
+  const exact = e_AvailableCommand(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommand } : tolerant.AvailableCommand(value);
 }
 
@@ -8376,7 +8497,8 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandInput(value), value);
+  const exact = e_AvailableCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandInput } : tolerant.AvailableCommandInput(value);
 }
 
@@ -8385,7 +8507,8 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TextCommandInput(value), value);
+  const exact = e_TextCommandInput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TextCommandInput } : tolerant.TextCommandInput(value);
 }
 
@@ -8394,7 +8517,8 @@ function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput>
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Command(value), value);
+  const exact = e_Command(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Command } : tolerant.Command(value);
 }
 
@@ -8403,7 +8527,8 @@ function parseOwned_Command(value: unknown): Result<T.Command> {
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsResponse(value), value);
+  const exact = e_ListSessionsResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsResponse } : tolerant.ListSessionsResponse(value);
 }
 
@@ -8412,7 +8537,8 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfo(value), value);
+  const exact = e_SessionInfo(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfo } : tolerant.SessionInfo(value);
 }
 
@@ -8421,7 +8547,8 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionListCursor(value), value);
+  const exact = e_SessionListCursor(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionListCursor } : tolerant.SessionListCursor(value);
 }
 
@@ -8430,7 +8557,8 @@ function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCurso
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionResponse(value), value);
+  const exact = e_DeleteSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionResponse } : tolerant.DeleteSessionResponse(value);
 }
 
@@ -8439,7 +8567,8 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ForkSessionResponse(value), value);
+  const exact = e_ForkSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionResponse } : tolerant.ForkSessionResponse(value);
 }
 
@@ -8448,7 +8577,8 @@ function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionRes
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ArchiveSessionResponse(value), value);
+  const exact = e_ArchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionResponse } : tolerant.ArchiveSessionResponse(value);
 }
 
@@ -8457,7 +8587,8 @@ function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSess
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnarchiveSessionResponse(value), value);
+  const exact = e_UnarchiveSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionResponse } : tolerant.UnarchiveSessionResponse(value);
 }
 
@@ -8466,7 +8597,8 @@ function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.Unarchive
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusResponse(value), value);
+  const exact = e_SessionStatusResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusResponse } : tolerant.SessionStatusResponse(value);
 }
 
@@ -8475,7 +8607,8 @@ function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatu
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatus(value), value);
+  const exact = e_SessionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatus } : tolerant.SessionStatus(value);
 }
 
@@ -8484,7 +8617,8 @@ function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_StateUpdate(value), value);
+  const exact = e_StateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.StateUpdate } : tolerant.StateUpdate(value);
 }
 
@@ -8493,7 +8627,8 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundWork(value), value);
+  const exact = e_BackgroundWork(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundWork } : tolerant.BackgroundWork(value);
 }
 
@@ -8502,7 +8637,8 @@ function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundTerminal(value), value);
+  const exact = e_BackgroundTerminal(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundTerminal } : tolerant.BackgroundTerminal(value);
 }
 
@@ -8511,7 +8647,8 @@ function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTermi
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundToolCall(value), value);
+  const exact = e_BackgroundToolCall(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundToolCall } : tolerant.BackgroundToolCall(value);
 }
 
@@ -8520,7 +8657,8 @@ function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolC
  */
 function parseOwned_BackgroundSubagent(value: unknown): Result<T.BackgroundSubagent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_BackgroundSubagent(value), value);
+  const exact = e_BackgroundSubagent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.BackgroundSubagent } : tolerant.BackgroundSubagent(value);
 }
 
@@ -8529,7 +8667,8 @@ function parseOwned_BackgroundSubagent(value: unknown): Result<T.BackgroundSubag
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RunningStateUpdate(value), value);
+  const exact = e_RunningStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RunningStateUpdate } : tolerant.RunningStateUpdate(value);
 }
 
@@ -8538,7 +8677,8 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Error(value), value);
+  const exact = e_Error(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Error } : tolerant.Error(value);
 }
 
@@ -8547,7 +8687,8 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorCode(value), value);
+  const exact = e_ErrorCode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorCode } : tolerant.ErrorCode(value);
 }
 
@@ -8556,7 +8697,8 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorData(value), value);
+  const exact = e_ErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorData } : tolerant.ErrorData(value);
 }
 
@@ -8565,7 +8707,8 @@ function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnsupportedProtocolVersionErrorData(value), value);
+  const exact = e_UnsupportedProtocolVersionErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnsupportedProtocolVersionErrorData } : tolerant.UnsupportedProtocolVersionErrorData(value);
 }
 
@@ -8574,7 +8717,8 @@ function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionNotFoundErrorData(value), value);
+  const exact = e_SessionNotFoundErrorData(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionNotFoundErrorData } : tolerant.SessionNotFoundErrorData(value);
 }
 
@@ -8583,7 +8727,8 @@ function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNo
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ErrorStopReason(value), value);
+  const exact = e_ErrorStopReason(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ErrorStopReason } : tolerant.ErrorStopReason(value);
 }
 
@@ -8592,7 +8737,8 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Usage(value), value);
+  const exact = e_Usage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Usage } : tolerant.Usage(value);
 }
 
@@ -8601,7 +8747,8 @@ function parseOwned_Usage(value: unknown): Result<T.Usage> {
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_IdleStateUpdate(value), value);
+  const exact = e_IdleStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.IdleStateUpdate } : tolerant.IdleStateUpdate(value);
 }
 
@@ -8610,7 +8757,8 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequiresActionStateUpdate(value), value);
+  const exact = e_RequiresActionStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequiresActionStateUpdate } : tolerant.RequiresActionStateUpdate(value);
 }
 
@@ -8619,7 +8767,8 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnknownStateUpdate(value), value);
+  const exact = e_UnknownStateUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnknownStateUpdate } : tolerant.UnknownStateUpdate(value);
 }
 
@@ -8628,7 +8777,8 @@ function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpd
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionTitleResponse(value), value);
+  const exact = e_SetSessionTitleResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleResponse } : tolerant.SetSessionTitleResponse(value);
 }
 
@@ -8637,7 +8787,8 @@ function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSession
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionResponse(value), value);
+  const exact = e_ResumeSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionResponse } : tolerant.ResumeSessionResponse(value);
 }
 
@@ -8646,7 +8797,8 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionResponse(value), value);
+  const exact = e_CloseSessionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionResponse } : tolerant.CloseSessionResponse(value);
 }
 
@@ -8655,7 +8807,8 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelToolCallResponse(value), value);
+  const exact = e_CancelToolCallResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelToolCallResponse } : tolerant.CancelToolCallResponse(value);
 }
 
@@ -8664,7 +8817,8 @@ function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolC
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelTerminalResponse(value), value);
+  const exact = e_CancelTerminalResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelTerminalResponse } : tolerant.CancelTerminalResponse(value);
 }
 
@@ -8673,7 +8827,8 @@ function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTermi
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionResponse(value), value);
+  const exact = e_SetSessionConfigOptionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionResponse } : tolerant.SetSessionConfigOptionResponse(value);
 }
 
@@ -8682,7 +8837,8 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptResponse(value), value);
+  const exact = e_PromptResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptResponse } : tolerant.PromptResponse(value);
 }
 
@@ -8691,7 +8847,8 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageId(value), value);
+  const exact = e_MessageId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageId } : tolerant.MessageId(value);
 }
 
@@ -8700,7 +8857,8 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtResponse(value), value);
+  const exact = e_ExtResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtResponse } : tolerant.ExtResponse(value);
 }
 
@@ -8709,7 +8867,8 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentNotification(value), value);
+  const exact = e_AgentNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -8718,7 +8877,8 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UpdateSessionNotification(value), value);
+  const exact = e_UpdateSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UpdateSessionNotification } : tolerant.UpdateSessionNotification(value);
 }
 
@@ -8727,7 +8887,8 @@ function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSe
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionUpdate(value), value);
+  const exact = e_SessionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionUpdate } : tolerant.SessionUpdate(value);
 }
 
@@ -8736,7 +8897,8 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ContentChunk(value), value);
+  const exact = e_ContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ContentChunk } : tolerant.ContentChunk(value);
 }
 
@@ -8745,7 +8907,8 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UserMessage(value), value);
+  const exact = e_UserMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UserMessage } : tolerant.UserMessage(value);
 }
 
@@ -8754,7 +8917,8 @@ function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentMessage(value), value);
+  const exact = e_AgentMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentMessage } : tolerant.AgentMessage(value);
 }
 
@@ -8763,7 +8927,8 @@ function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AgentThought(value), value);
+  const exact = e_AgentThought(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentThought } : tolerant.AgentThought(value);
 }
 
@@ -8772,7 +8937,8 @@ function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ToolCallContentChunk(value), value);
+  const exact = e_ToolCallContentChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ToolCallContentChunk } : tolerant.ToolCallContentChunk(value);
 }
 
@@ -8781,7 +8947,8 @@ function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallConte
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutput(value), value);
+  const exact = e_TerminalOutput(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutput } : tolerant.TerminalOutput(value);
 }
 
@@ -8790,7 +8957,8 @@ function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalExitStatus(value), value);
+  const exact = e_TerminalExitStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalExitStatus } : tolerant.TerminalExitStatus(value);
 }
 
@@ -8799,7 +8967,8 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalSize(value), value);
+  const exact = e_TerminalSize(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalSize } : tolerant.TerminalSize(value);
 }
 
@@ -8808,7 +8977,8 @@ function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalCapabilities(value), value);
+  const exact = e_TerminalCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalCapabilities } : tolerant.TerminalCapabilities(value);
 }
 
@@ -8817,7 +8987,8 @@ function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapab
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalCancelCapabilities(value), value);
+  const exact = e_TerminalCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalCancelCapabilities } : tolerant.TerminalCancelCapabilities(value);
 }
 
@@ -8826,7 +8997,8 @@ function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.Termina
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalUpdate(value), value);
+  const exact = e_TerminalUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalUpdate } : tolerant.TerminalUpdate(value);
 }
 
@@ -8835,7 +9007,8 @@ function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalOutputChunk(value), value);
+  const exact = e_TerminalOutputChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalOutputChunk } : tolerant.TerminalOutputChunk(value);
 }
 
@@ -8844,7 +9017,8 @@ function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutput
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdateContent(value), value);
+  const exact = e_PlanUpdateContent(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdateContent } : tolerant.PlanUpdateContent(value);
 }
 
@@ -8853,7 +9027,8 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanId(value), value);
+  const exact = e_PlanId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanId } : tolerant.PlanId(value);
 }
 
@@ -8862,7 +9037,8 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntry(value), value);
+  const exact = e_PlanEntry(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntry } : tolerant.PlanEntry(value);
 }
 
@@ -8871,7 +9047,8 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryPriority(value), value);
+  const exact = e_PlanEntryPriority(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryPriority } : tolerant.PlanEntryPriority(value);
 }
 
@@ -8880,7 +9057,8 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanEntryStatus(value), value);
+  const exact = e_PlanEntryStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanEntryStatus } : tolerant.PlanEntryStatus(value);
 }
 
@@ -8889,7 +9067,8 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanItems(value), value);
+  const exact = e_PlanItems(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanItems } : tolerant.PlanItems(value);
 }
 
@@ -8898,7 +9077,8 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanFile(value), value);
+  const exact = e_PlanFile(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanFile } : tolerant.PlanFile(value);
 }
 
@@ -8907,7 +9087,8 @@ function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanMarkdown(value), value);
+  const exact = e_PlanMarkdown(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanMarkdown } : tolerant.PlanMarkdown(value);
 }
 
@@ -8916,7 +9097,8 @@ function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanUpdate(value), value);
+  const exact = e_PlanUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanUpdate } : tolerant.PlanUpdate(value);
 }
 
@@ -8925,7 +9107,8 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PlanRemoved(value), value);
+  const exact = e_PlanRemoved(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PlanRemoved } : tolerant.PlanRemoved(value);
 }
 
@@ -8934,7 +9117,8 @@ function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AvailableCommandsUpdate(value), value);
+  const exact = e_AvailableCommandsUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AvailableCommandsUpdate } : tolerant.AvailableCommandsUpdate(value);
 }
 
@@ -8943,7 +9127,8 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ConfigOptionUpdate(value), value);
+  const exact = e_ConfigOptionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ConfigOptionUpdate } : tolerant.ConfigOptionUpdate(value);
 }
 
@@ -8952,7 +9137,8 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionInfoUpdate(value), value);
+  const exact = e_SessionInfoUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionInfoUpdate } : tolerant.SessionInfoUpdate(value);
 }
 
@@ -8961,7 +9147,8 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Cost(value), value);
+  const exact = e_Cost(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Cost } : tolerant.Cost(value);
 }
 
@@ -8970,7 +9157,8 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UsageUpdate(value), value);
+  const exact = e_UsageUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UsageUpdate } : tolerant.UsageUpdate(value);
 }
 
@@ -8979,7 +9167,8 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NoticeSeverity(value), value);
+  const exact = e_NoticeSeverity(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NoticeSeverity } : tolerant.NoticeSeverity(value);
 }
 
@@ -8988,7 +9177,8 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_Notice(value), value);
+  const exact = e_Notice(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.Notice } : tolerant.Notice(value);
 }
 
@@ -8997,7 +9187,8 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionId(value), value);
+  const exact = e_CompactionId(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionId } : tolerant.CompactionId(value);
 }
 
@@ -9006,7 +9197,8 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionStatus(value), value);
+  const exact = e_CompactionStatus(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionStatus } : tolerant.CompactionStatus(value);
 }
 
@@ -9015,7 +9207,8 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionUpdate(value), value);
+  const exact = e_CompactionUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionUpdate } : tolerant.CompactionUpdate(value);
 }
 
@@ -9024,7 +9217,8 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompactionSummaryChunk(value), value);
+  const exact = e_CompactionSummaryChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompactionSummaryChunk } : tolerant.CompactionSummaryChunk(value);
 }
 
@@ -9033,7 +9227,8 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SubagentSessionCapabilities(value), value);
+  const exact = e_SubagentSessionCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentSessionCapabilities } : tolerant.SubagentSessionCapabilities(value);
 }
 
@@ -9042,7 +9237,8 @@ function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.Subage
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionCancelCapabilities(value), value);
+  const exact = e_SessionCancelCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionCancelCapabilities } : tolerant.SessionCancelCapabilities(value);
 }
 
@@ -9051,7 +9247,8 @@ function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionC
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SubagentUpdate(value), value);
+  const exact = e_SubagentUpdate(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SubagentUpdate } : tolerant.SubagentUpdate(value);
 }
 
@@ -9060,7 +9257,8 @@ function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMessage(value), value);
+  const exact = e_SessionMessage(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessage } : tolerant.SessionMessage(value);
 }
 
@@ -9069,7 +9267,8 @@ function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionMessageChunk(value), value);
+  const exact = e_SessionMessageChunk(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionMessageChunk } : tolerant.SessionMessageChunk(value);
 }
 
@@ -9078,7 +9277,8 @@ function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessage
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CompleteElicitationNotification(value), value);
+  const exact = e_CompleteElicitationNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CompleteElicitationNotification } : tolerant.CompleteElicitationNotification(value);
 }
 
@@ -9087,7 +9287,8 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusUpdateNotification(value), value);
+  const exact = e_AuthStatusUpdateNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusUpdateNotification } : tolerant.AuthStatusUpdateNotification(value);
 }
 
@@ -9096,7 +9297,8 @@ function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthS
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ExtNotification(value), value);
+  const exact = e_ExtNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ExtNotification } : tolerant.ExtNotification(value);
 }
 
@@ -9105,7 +9307,8 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientRequest(value), value);
+  const exact = e_ClientRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -9114,7 +9317,8 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeRequest(value), value);
+  const exact = e_InitializeRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeRequest } : tolerant.InitializeRequest(value);
 }
 
@@ -9123,7 +9327,8 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientCapabilities(value), value);
+  const exact = e_ClientCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientCapabilities } : tolerant.ClientCapabilities(value);
 }
 
@@ -9132,7 +9337,8 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientAuthCapabilities(value), value);
+  const exact = e_ClientAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientAuthCapabilities } : tolerant.ClientAuthCapabilities(value);
 }
 
@@ -9141,7 +9347,8 @@ function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthC
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_TerminalAuthCapabilities(value), value);
+  const exact = e_TerminalAuthCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.TerminalAuthCapabilities } : tolerant.TerminalAuthCapabilities(value);
 }
 
@@ -9150,7 +9357,8 @@ function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalA
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationCapabilities(value), value);
+  const exact = e_ElicitationCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationCapabilities } : tolerant.ElicitationCapabilities(value);
 }
 
@@ -9159,7 +9367,8 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationFormCapabilities(value), value);
+  const exact = e_ElicitationFormCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationFormCapabilities } : tolerant.ElicitationFormCapabilities(value);
 }
 
@@ -9168,7 +9377,8 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationUrlCapabilities(value), value);
+  const exact = e_ElicitationUrlCapabilities(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationUrlCapabilities } : tolerant.ElicitationUrlCapabilities(value);
 }
 
@@ -9177,7 +9387,8 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LoginAuthRequest(value), value);
+  const exact = e_LoginAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LoginAuthRequest } : tolerant.LoginAuthRequest(value);
 }
 
@@ -9186,7 +9397,8 @@ function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest>
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListProvidersRequest(value), value);
+  const exact = e_ListProvidersRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListProvidersRequest } : tolerant.ListProvidersRequest(value);
 }
 
@@ -9195,7 +9407,8 @@ function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProviders
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetProviderRequest(value), value);
+  const exact = e_SetProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetProviderRequest } : tolerant.SetProviderRequest(value);
 }
 
@@ -9204,7 +9417,8 @@ function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequ
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DisableProviderRequest(value), value);
+  const exact = e_DisableProviderRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DisableProviderRequest } : tolerant.DisableProviderRequest(value);
 }
 
@@ -9213,7 +9427,8 @@ function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProv
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_LogoutAuthRequest(value), value);
+  const exact = e_LogoutAuthRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.LogoutAuthRequest } : tolerant.LogoutAuthRequest(value);
 }
 
@@ -9222,7 +9437,8 @@ function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthReques
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_AuthStatusRequest(value), value);
+  const exact = e_AuthStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AuthStatusRequest } : tolerant.AuthStatusRequest(value);
 }
 
@@ -9231,7 +9447,8 @@ function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusReques
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_NewSessionRequest(value), value);
+  const exact = e_NewSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.NewSessionRequest } : tolerant.NewSessionRequest(value);
 }
 
@@ -9240,7 +9457,8 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServer(value), value);
+  const exact = e_McpServer(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServer } : tolerant.McpServer(value);
 }
 
@@ -9249,7 +9467,8 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_HttpHeader(value), value);
+  const exact = e_HttpHeader(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.HttpHeader } : tolerant.HttpHeader(value);
 }
 
@@ -9258,7 +9477,8 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerHttp(value), value);
+  const exact = e_McpServerHttp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerHttp } : tolerant.McpServerHttp(value);
 }
 
@@ -9267,7 +9487,8 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerAcp(value), value);
+  const exact = e_McpServerAcp(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerAcp } : tolerant.McpServerAcp(value);
 }
 
@@ -9276,7 +9497,8 @@ function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpServerStdio(value), value);
+  const exact = e_McpServerStdio(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpServerStdio } : tolerant.McpServerStdio(value);
 }
 
@@ -9285,7 +9507,8 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SystemPrompt(value), value);
+  const exact = e_SystemPrompt(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPrompt } : tolerant.SystemPrompt(value);
 }
 
@@ -9294,7 +9517,8 @@ function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SystemPromptMode(value), value);
+  const exact = e_SystemPromptMode(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SystemPromptMode } : tolerant.SystemPromptMode(value);
 }
 
@@ -9303,7 +9527,8 @@ function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode>
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ListSessionsRequest(value), value);
+  const exact = e_ListSessionsRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ListSessionsRequest } : tolerant.ListSessionsRequest(value);
 }
 
@@ -9312,7 +9537,8 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionArchiveFilter(value), value);
+  const exact = e_SessionArchiveFilter(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionArchiveFilter } : tolerant.SessionArchiveFilter(value);
 }
 
@@ -9321,7 +9547,8 @@ function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiv
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_DeleteSessionRequest(value), value);
+  const exact = e_DeleteSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.DeleteSessionRequest } : tolerant.DeleteSessionRequest(value);
 }
 
@@ -9330,7 +9557,8 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ForkSessionRequest(value), value);
+  const exact = e_ForkSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ForkSessionRequest } : tolerant.ForkSessionRequest(value);
 }
 
@@ -9339,7 +9567,8 @@ function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequ
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ArchiveSessionRequest(value), value);
+  const exact = e_ArchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ArchiveSessionRequest } : tolerant.ArchiveSessionRequest(value);
 }
 
@@ -9348,7 +9577,8 @@ function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessi
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_UnarchiveSessionRequest(value), value);
+  const exact = e_UnarchiveSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.UnarchiveSessionRequest } : tolerant.UnarchiveSessionRequest(value);
 }
 
@@ -9357,7 +9587,8 @@ function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveS
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SessionStatusRequest(value), value);
+  const exact = e_SessionStatusRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SessionStatusRequest } : tolerant.SessionStatusRequest(value);
 }
 
@@ -9366,7 +9597,8 @@ function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatus
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionTitleRequest(value), value);
+  const exact = e_SetSessionTitleRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionTitleRequest } : tolerant.SetSessionTitleRequest(value);
 }
 
@@ -9375,7 +9607,8 @@ function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionT
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ResumeSessionRequest(value), value);
+  const exact = e_ResumeSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ResumeSessionRequest } : tolerant.ResumeSessionRequest(value);
 }
 
@@ -9384,7 +9617,8 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReplayFrom(value), value);
+  const exact = e_ReplayFrom(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReplayFrom } : tolerant.ReplayFrom(value);
 }
 
@@ -9393,7 +9627,8 @@ function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ReplayFromStart(value), value);
+  const exact = e_ReplayFromStart(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ReplayFromStart } : tolerant.ReplayFromStart(value);
 }
 
@@ -9402,7 +9637,8 @@ function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CloseSessionRequest(value), value);
+  const exact = e_CloseSessionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CloseSessionRequest } : tolerant.CloseSessionRequest(value);
 }
 
@@ -9411,7 +9647,8 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelToolCallRequest(value), value);
+  const exact = e_CancelToolCallRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelToolCallRequest } : tolerant.CancelToolCallRequest(value);
 }
 
@@ -9420,7 +9657,8 @@ function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCa
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelTerminalRequest(value), value);
+  const exact = e_CancelTerminalRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelTerminalRequest } : tolerant.CancelTerminalRequest(value);
 }
 
@@ -9429,7 +9667,8 @@ function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTermin
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SetSessionConfigOptionRequest(value), value);
+  const exact = e_SetSessionConfigOptionRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SetSessionConfigOptionRequest } : tolerant.SetSessionConfigOptionRequest(value);
 }
 
@@ -9438,7 +9677,8 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_PromptRequest(value), value);
+  const exact = e_PromptRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.PromptRequest } : tolerant.PromptRequest(value);
 }
 
@@ -9447,7 +9687,8 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientResponse(value), value);
+  const exact = e_ClientResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -9455,8 +9696,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ClientResponse(value);
@@ -9472,7 +9713,8 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionResponse(value), value);
+  const exact = e_RequestPermissionResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionResponse } : tolerant.RequestPermissionResponse(value);
 }
 
@@ -9481,7 +9723,8 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_RequestPermissionOutcome(value), value);
+  const exact = e_RequestPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.RequestPermissionOutcome } : tolerant.RequestPermissionOutcome(value);
 }
 
@@ -9490,7 +9733,8 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelledPermissionOutcome(value), value);
+  const exact = e_CancelledPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelledPermissionOutcome } : tolerant.CancelledPermissionOutcome(value);
 }
 
@@ -9499,7 +9743,8 @@ function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.Cancell
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_SelectedPermissionOutcome(value), value);
+  const exact = e_SelectedPermissionOutcome(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.SelectedPermissionOutcome } : tolerant.SelectedPermissionOutcome(value);
 }
 
@@ -9508,7 +9753,8 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CreateElicitationResponse(value), value);
+  const exact = e_CreateElicitationResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CreateElicitationResponse } : tolerant.CreateElicitationResponse(value);
 }
 
@@ -9517,7 +9763,8 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationContentValue(value), value);
+  const exact = e_ElicitationContentValue(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationContentValue } : tolerant.ElicitationContentValue(value);
 }
 
@@ -9526,7 +9773,8 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ElicitationAcceptAction(value), value);
+  const exact = e_ElicitationAcceptAction(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ElicitationAcceptAction } : tolerant.ElicitationAcceptAction(value);
 }
 
@@ -9535,7 +9783,8 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpResponse(value), value);
+  const exact = e_MessageMcpResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpResponse } : tolerant.MessageMcpResponse(value);
 }
 
@@ -9544,7 +9793,8 @@ function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpRespo
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_McpError(value), value);
+  const exact = e_McpError(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.McpError } : tolerant.McpError(value);
 }
 
@@ -9553,7 +9803,8 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ClientNotification(value), value);
+  const exact = e_ClientNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
@@ -9562,7 +9813,8 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelSessionNotification(value), value);
+  const exact = e_CancelSessionNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelSessionNotification } : tolerant.CancelSessionNotification(value);
 }
 
@@ -9571,7 +9823,8 @@ function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSe
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_MessageMcpNotification(value), value);
+  const exact = e_MessageMcpNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.MessageMcpNotification } : tolerant.MessageMcpNotification(value);
 }
 
@@ -9580,7 +9833,8 @@ function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpN
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_CancelRequestNotification(value), value);
+  const exact = e_CancelRequestNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
@@ -9589,7 +9843,8 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyRequest(value), value);
+  const exact = e_ProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
@@ -9598,7 +9853,8 @@ function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeProxyRequest(value), value);
+  const exact = e_InitializeProxyRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyRequest } : tolerant.InitializeProxyRequest(value);
 }
 
@@ -9607,7 +9863,8 @@ function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeP
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorRequest(value), value);
+  const exact = e_ProxySuccessorRequest(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorRequest } : tolerant.ProxySuccessorRequest(value);
 }
 
@@ -9616,7 +9873,8 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyResponse(value), value);
+  const exact = e_ProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
@@ -9624,8 +9882,8 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
  * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
-  let exact: boolean;
   rt.beginOwned();
+  let exact: boolean;
   askedMethod = method;
   try {
     exact = e_ProxyResponse(value);
@@ -9641,7 +9899,8 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_InitializeProxyResponse(value), value);
+  const exact = e_InitializeProxyResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.InitializeProxyResponse } : tolerant.InitializeProxyResponse(value);
 }
 
@@ -9650,7 +9909,8 @@ function parseOwned_InitializeProxyResponse(value: unknown): Result<T.Initialize
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorResponse(value), value);
+  const exact = e_ProxySuccessorResponse(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorResponse } : tolerant.ProxySuccessorResponse(value);
 }
 
@@ -9659,7 +9919,8 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxyNotification(value), value);
+  const exact = e_ProxyNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
@@ -9668,7 +9929,8 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   rt.beginOwned();
-  const kept = rt.settleUnknown(e_ProxySuccessorNotification(value), value);
+  const exact = e_ProxySuccessorNotification(value);
+  const kept = rt.settleUnknown(exact, value);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
 }
 
