@@ -17,7 +17,7 @@ export type { SessionModel, SurfaceModel } from "./model.js";
 export type { MethodEntry } from "./methods.js";
 export type { PackageJsonAdditions } from "./emit/package-layout.js";
 export type * from "./ir.js";
-export { block, chain, clause, code, doc, GeneratedFile, indent, join, key, lines, literal, literalKey, member, name, own, ownSet, wrapped, type Code, type Interpolated } from "./code.js";
+export { block, chain, clause, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, own, ownSet, wrapped, type Code, type Interpolated } from "./code.js";
 
 /** The version of this interface; an emitter states the one it was written for. */
 export const EMITTER_API_VERSION = 1;
