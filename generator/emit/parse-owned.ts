@@ -20,7 +20,7 @@
  * compared with the keys the object has (S29).
  */
 import type { SurfaceModel } from "../model.js";
-import { block, clause, code, doc, name, own, type Code } from "../code.js";
+import { block, clause, code, doc, name, own, ownSet, type Code } from "../code.js";
 import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
@@ -80,19 +80,46 @@ class ExactWriter extends DecodeWriter {
 
   /**
    * `parseOwned_X<suffix>`: `check` declares and sets `exact`, the unknown keys it noted are
-   * settled, and the copying parser (`tolerant.X<suffix>`, called with `args`)
-   * decodes whatever must be copied.
+   * settled (an envelope's top object rebuilt by its `o_` function), and the copying parser
+   * (`tolerant.X<suffix>`, called with `args`) decodes whatever must be copied.
    */
   private ownedFunction(def: Def, suffix: string, params: Code, check: readonly Code[], args: Code): Code {
     const fn = `${def.name}${suffix}`;
     const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
+    const rebuild = this.envelopeRebuild(def);
     return code`${comment}${block(code`function ${name(`parseOwned_${fn}`)}(${params}): Result<${type}>`, [
       code`rt.beginOwned();`,
       ...check,
-      code`const kept = rt.settleUnknown(exact, value);`,
+      rebuild ? code`const kept = rt.settleUnknown(exact, value, ${rebuild});` : code`const kept = rt.settleUnknown(exact, value);`,
       code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(fn)}${args};`,
     ])}`;
+  }
+
+  /**
+   * `o_X(v)` of a JSON-RPC envelope, whose top object always has a key no schema type
+   * declares (`jsonrpc`): a fresh object of the members its check accounted for, stored in
+   * field order as the copying parser stores them, by named stores (the generic rebuild's
+   * stores by variable key cost more than the rest of a short line's check). The checked
+   * object is the def itself or, for a union (a response: result or error), its first
+   * alternative that is not a scalar: the one whose check `e_X` answers with.
+   */
+  private envelopeRebuild(def: Def): Code | undefined {
+    const node = this.checkedObject(def.node);
+    if (node?.kind !== "object" || node.mixin || node.keepsUnknown) return undefined;
+    if (!node.fields.some((f) => methodDispatch(withoutNull(f.node), this.defs))) return undefined;
+    const OUT = name("out");
+    const copies = node.fields.flatMap((f) => [code`x = ${own(V, f.name)};`, code`if (x !== undefined) ${ownSet(OUT, f.name, X)};`]);
+    const body = [code`const out: any = {};`, code`let x: any;`, ...copies, code`return out;`];
+    return this.pool.rooted(def.name, () => this.pool.intern("o_", block(code`(v: any): object`, body)));
+  }
+
+  /** The object node whose key pass runs on a value checked as `node`: itself, or a union's first non-scalar alternative. */
+  private checkedObject(node: Node): Node | undefined {
+    const target = this.resolve(node);
+    if (target.kind !== "union") return target;
+    const first = target.options.find((o) => !isScalar(o.node));
+    return first && this.resolve(first.node);
   }
 
   /** `e_X` for every def; object-shaped defs that need one also get `k_X`, their key count. */

@@ -357,12 +357,14 @@ export function noteUnknown(value: object, key: string): void {
  * `value`, while `value` itself, should it have some (the `jsonrpc` of a
  * JSON-RPC line: no schema type declares it), is replaced by a fresh object
  * holding its other members, in order (a `delete` there would turn every
- * line's top object into a dictionary, much dearer). A check never backtracks
+ * line's top object into a dictionary, much dearer): `rebuild(value)` when
+ * given (a JSON-RPC envelope's generated `o_X`: its declared members in field
+ * order), else its other members in wire order. A check never backtracks
  * (any "no" ends it), and the custom variant's mixin is not checked by key, so
  * every noted key belongs to a part that holds. `__proto__` goes like any
  * other key (S34).
  */
-export function settleUnknown<V>(held: boolean, value: V): V | typeof UNSETTLED {
+export function settleUnknown<V>(held: boolean, value: V, rebuild?: (value: V) => object): V | typeof UNSETTLED {
   const n = noted;
   noted = 0;
   if (n === 0) return held ? value : UNSETTLED;
@@ -378,7 +380,8 @@ export function settleUnknown<V>(held: boolean, value: V): V | typeof UNSETTLED 
   }
   if (unknownKeys.length > KEPT_SLOTS) unknownKeys.length = 0;
   if (!held || !deleted) return UNSETTLED;
-  return ownUnknown ? (withoutKeys(value as Record<string, unknown>, ownUnknown) as V) : value;
+  if (ownUnknown === undefined) return value;
+  return (rebuild ? rebuild(value) : withoutKeys(value as Record<string, unknown>, ownUnknown)) as V;
 }
 
 /** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data); linear in the keys. */

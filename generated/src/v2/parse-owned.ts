@@ -57,6 +57,18 @@ function e_AgentRequest(v: any): boolean {
   return r === 2;
 }
 
+function o_AgentRequest(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
+}
+
 function e_RequestId(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "string") return true;
@@ -1910,6 +1922,16 @@ function e_AgentResponse(v: any): boolean {
   return e_AgentResponse_AgentResponseResult(v);
 }
 
+function o_AgentResponse(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.result;
+  if (x !== undefined) out.result = x;
+  return out;
+}
+
 function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
@@ -3138,6 +3160,16 @@ function e_AgentNotification(v: any): boolean {
     }
   }
   return r === 1;
+}
+
+function o_AgentNotification(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
 }
 
 function e_UpdateSessionNotification(v: any): boolean {
@@ -5614,7 +5646,7 @@ let askedMethod: string | undefined;
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
   const exact = e_AgentRequest(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -6244,7 +6276,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
   const exact = e_AgentResponse(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -6260,7 +6292,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
@@ -6810,7 +6842,7 @@ function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNo
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
   const exact = e_AgentNotification(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -7240,7 +7272,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
   const exact = e_ClientRequest(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -7490,7 +7522,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
   const exact = e_ClientResponse(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -7506,7 +7538,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
@@ -7586,7 +7618,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
   const exact = e_ClientNotification(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 

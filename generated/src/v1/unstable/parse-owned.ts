@@ -73,6 +73,18 @@ function e_AgentRequest(v: any): boolean {
   return r === 2;
 }
 
+function o_AgentRequest(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
+}
+
 function e_RequestId(v: any): boolean {
   if (v === null) return true;
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
@@ -1846,6 +1858,16 @@ function e_AgentResponse(v: any): boolean {
   return e_AgentResponse_AgentResponseResult(v);
 }
 
+function o_AgentResponse(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.result;
+  if (x !== undefined) out.result = x;
+  return out;
+}
+
 function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
@@ -3397,6 +3419,16 @@ function e_AgentNotification(v: any): boolean {
     }
   }
   return r === 1;
+}
+
+function o_AgentNotification(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
 }
 
 function e_SessionNotification(v: any): boolean {
@@ -6781,7 +6813,7 @@ let askedMethod: string | undefined;
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
   const exact = e_AgentRequest(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
@@ -7371,7 +7403,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
   const exact = e_AgentResponse(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
@@ -7387,7 +7419,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
@@ -8127,7 +8159,7 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
   const exact = e_AgentNotification(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
@@ -8587,7 +8619,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
   const exact = e_ClientRequest(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
@@ -9027,7 +9059,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
   const exact = e_ClientResponse(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
@@ -9043,7 +9075,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
@@ -9213,7 +9245,7 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
   const exact = e_ClientNotification(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
@@ -9253,7 +9285,7 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
   const exact = e_ProxyRequest(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
@@ -9283,7 +9315,7 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
   const exact = e_ProxyResponse(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
@@ -9299,7 +9331,7 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
@@ -9329,7 +9361,7 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
   const exact = e_ProxyNotification(value);
-  const kept = rt.settleUnknown(exact, value);
+  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
   return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
