@@ -119,6 +119,29 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
     });
   }
 
+  // S23: a malformed optional value that the parser drops goes in place too; one the parser keeps changed is copied.
+  const chunk = (content: string) => `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":${content}}}`;
+  for (const [what, content, keys] of [
+    ["a raw `_meta` that is not an object", '{"type":"text","text":"hi","_meta":5}', ["type", "text"]],
+    ["a def that does not parse (annotations)", '{"type":"text","_meta":{},"annotations":"x","text":"hi"}', ["type", "_meta", "text"]],
+    ["a malformed value inside a def (annotations.priority)", '{"type":"text","text":"hi","annotations":{"priority":"high","lastModified":"t"}}', ["type", "text", "annotations"]],
+  ] as const) {
+    it(`v2/unstable: ${what} goes in place, without a copy, as parse drops it (S23)`, () => {
+      expect(compare("v2/unstable", "UpdateSessionNotification", chunk(content))).toBe(true);
+      const input = JSON.parse(chunk(content)) as { update: { content: object } };
+      expect(ownedParserOf("v2/unstable", "UpdateSessionNotification")(input)).toEqual({ ok: true, value: input });
+      expect(Object.keys(input.update.content)).toEqual(keys);
+    });
+  }
+
+  it("v2/unstable: a malformed def the parser keeps changed (an annotation audience item skipped, S24) is copied, the input untouched", () => {
+    const text = chunk('{"type":"text","text":"hi","annotations":{"audience":[5,"user"]},"extra":1}');
+    expect(compare("v2/unstable", "UpdateSessionNotification", text)).toBe(false);
+    const input = JSON.parse(text) as object;
+    ownedParserOf("v2/unstable", "UpdateSessionNotification")(input);
+    expect(JSON.stringify(input)).toBe(text);
+  });
+
   // Unknown keys met before the check fails (a bad value, or an item the parser skips, S24) stay: the copying parser reads the value as it was.
   for (const [what, bad] of [
     ["fails", '"sessionId":5'],

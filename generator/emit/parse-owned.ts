@@ -26,6 +26,8 @@ import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
 const V = name("v");
+/** `keptWhenMalformed`'s answer for a value the parser always drops. */
+const NEVER = code`false`;
 const X = name("x");
 /** The head of a check helper: "the parser would return `v` unchanged". */
 const CHECK = code`(v: any): boolean`;
@@ -106,7 +108,8 @@ class ExactWriter extends DecodeWriter {
    */
   private envelopeRebuild(def: Def): Code | undefined {
     const node = this.checkedObject(def.node);
-    if (node?.kind !== "object" || node.mixin || node.keepsUnknown) return undefined;
+    // A field dropped in place (S23) must not be copied back: such envelopes keep the generic rebuild.
+    if (node?.kind !== "object" || node.mixin || node.keepsUnknown || node.fields.some((f) => f.tolerance.defaultOnError)) return undefined;
     if (!node.fields.some((f) => methodDispatch(withoutNull(f.node), this.defs))) return undefined;
     const OUT = name("out");
     const copies = node.fields.flatMap((f) => [code`x = ${own(V, f.name)};`, code`if (x !== undefined) ${ownSet(OUT, f.name, X)};`]);
@@ -237,8 +240,7 @@ class ExactWriter extends DecodeWriter {
     let test = this.pool.within(f.name, () => (dispatch ? this.byMethod(dispatch, hasMethod) : this.check(f.node, X)));
     if (dispatch && test && f.node.kind === "nullable") test = code`(x === null || ${test})`;
     // S25: default-on-null turns null into the empty value: a change.
-    const emptyOnNull = f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
-    if (emptyOnNull) test = test ? code`x !== null && ${test}` : code`x !== null`;
+    if (emptiedOnNull(f)) test = test ? code`x !== null && ${test}` : code`x !== null`;
     return test;
   }
 
@@ -270,7 +272,11 @@ class ExactWriter extends DecodeWriter {
         const test = this.fieldTest(f, siblings);
         if (f.required) required++;
         if (test) tested = true;
-        const steps = [...(test ? [code`if (!(${test})) return false;`] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
+        const kept = test && this.keptWhenMalformed(f);
+        // S23: a malformed optional value the parser drops goes in place, like an unknown key.
+        const guard = kept && kept !== NEVER ? [code`if (${kept}) return false;`] : [];
+        const onBad = kept ? block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]) : code`if (!(${test})) return false;`;
+        const steps = [...(test ? [onBad] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
         cases.push(clause(code`case ${f.name}:`, steps));
       }
     }
@@ -303,6 +309,25 @@ class ExactWriter extends DecodeWriter {
     const keepsUnknown = payload?.kind === "object" && payload.keepsUnknown;
     const check = this.pool.rooted(variant.name, () => this.pool.intern("e_", block(CHECK, this.keyPass(groups, [tag], keepsUnknown))));
     return code`${check}(v)`;
+  }
+
+  /**
+   * For an optional field with default-on-error (S23) whose test failed: an expression that is
+   * true when the copying parser still keeps the key (a change inside `x`: the check answers
+   * no), false when it fails on `x` and so drops the key (`NEVER`: it always drops it);
+   * `undefined` when that cannot be told (the check answers no). A scalar, raw or raw-record
+   * value fails its test exactly when the parser fails on it; a def is asked (`tolerant.X`,
+   * on this rare path). A `null` read as the empty value (S25) is a change.
+   */
+  private keptWhenMalformed(f: Field): Code | undefined {
+    const node = withoutNull(f.node);
+    if (!f.tolerance.defaultOnError || f.required || methodDispatch(node, this.defs)) return undefined;
+    const target = this.resolve(node);
+    const raw = isScalar(target) || target.kind === "json" || (target.kind === "record" && this.resolve(target.values).kind === "json");
+    if (!raw && node.kind !== "ref") return undefined;
+    const decodes = raw ? undefined : code`tolerant.${name((node as { name: string }).name)}(x).ok`;
+    if (!emptiedOnNull(f)) return decodes ?? NEVER;
+    return decodes ? code`x === null || ${decodes}` : code`x === null`;
   }
 
   /** The envelope's params by its `method`, or a response's result by the asked method (raw when none). */
@@ -380,6 +405,11 @@ class ExactWriter extends DecodeWriter {
 interface FieldGroup {
   readonly fields: readonly Field[];
   readonly siblings: readonly Field[];
+}
+
+/** S25: the parser reads the field's `null` as its empty value (`[]`, `{}`). */
+function emptiedOnNull(f: Field): boolean {
+  return f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
 }
 
 function isObjectShaped(node: Node): node is ObjectNode | TaggedUnionNode {

@@ -365,20 +365,22 @@ export function settleUnknown<V>(held: boolean, value: V, rebuild?: (value: V) =
   const n = noted;
   noted = 0;
   if (n === 0) return held ? value : UNSETTLED;
-  let ownUnknown: unknown[] | undefined;
+  let ownUnknown = false;
+  let skip: unknown[] | undefined; // the top's unknown keys, for the generic rebuild only
   let deleted = true;
   for (let i = 0; i < n; i += 2) {
     const target = unknownKeys[i] as Record<string, unknown>;
     const key = unknownKeys[i + 1] as string;
     unknownKeys[i] = unknownKeys[i + 1] = undefined; // slots are reused, not shrunk (a length change is a runtime call)
     if (!held) continue;
-    if (target === value) (ownUnknown ??= []).push(key);
-    else if (!Reflect.deleteProperty(target, key)) deleted = false;
+    if (target !== value) deleted = Reflect.deleteProperty(target, key) && deleted;
+    else if (rebuild) ownUnknown = true;
+    else (skip ??= []).push(key);
   }
   if (unknownKeys.length > KEPT_SLOTS) unknownKeys.length = 0;
   if (!held || !deleted) return UNSETTLED;
-  if (ownUnknown === undefined) return value;
-  return (rebuild ? rebuild(value) : withoutKeys(value as Record<string, unknown>, ownUnknown)) as V;
+  if (ownUnknown) return rebuild!(value) as V;
+  return skip ? (withoutKeys(value as Record<string, unknown>, skip) as V) : value;
 }
 
 /** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data); linear in the keys. */

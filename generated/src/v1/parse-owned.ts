@@ -114,7 +114,9 @@ function e_WriteTextFileRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -149,7 +151,9 @@ function e_ReadTextFileRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -187,7 +191,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -226,16 +232,24 @@ function e_ToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -248,7 +262,9 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -282,7 +298,9 @@ function e_ToolCallContentContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -304,14 +322,18 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -333,7 +355,9 @@ function e_ToolCallContentTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -366,14 +390,19 @@ function e_ContentBlockText(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -391,7 +420,10 @@ function e_ContentBlockImage(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -402,10 +434,14 @@ function e_ContentBlockImage(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -423,7 +459,10 @@ function e_ContentBlockAudio(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -434,7 +473,9 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -452,30 +493,43 @@ function e_ContentBlockResourceLink(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -493,14 +547,19 @@ function e_ContentBlockResource(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -547,13 +606,19 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "lastModified":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "priority":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -574,14 +639,19 @@ function e_TextContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -598,7 +668,10 @@ function e_ImageContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -609,10 +682,14 @@ function e_ImageContent(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -629,7 +706,10 @@ function e_AudioContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -640,7 +720,9 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -657,30 +739,43 @@ function e_ResourceLink(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -701,7 +796,9 @@ function e_TextResourceContents(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
@@ -712,7 +809,9 @@ function e_TextResourceContents(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -733,14 +832,18 @@ function e_BlobResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -757,14 +860,19 @@ function e_EmbeddedResource(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -785,7 +893,9 @@ function e_Content(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -806,14 +916,18 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -838,7 +952,9 @@ function e_Terminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -859,10 +975,14 @@ function e_ToolCallLocation(v: any): boolean {
         r++;
         break;
       case "line":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -891,7 +1011,9 @@ function e_PermissionOption(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -954,7 +1076,9 @@ function e_CreateTerminalRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -979,7 +1103,9 @@ function e_EnvVariable(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1004,7 +1130,9 @@ function e_TerminalOutputRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1029,7 +1157,9 @@ function e_ReleaseTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1054,7 +1184,9 @@ function e_WaitForTerminalExitRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1079,7 +1211,9 @@ function e_KillTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1177,7 +1311,9 @@ function e_ElicitationSessionScope(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1220,10 +1356,14 @@ function e_ElicitationSchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "type":
-        if (!(((x === "object")))) return false;
+        if (!(((x === "object")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "properties":
         if (!(e_ElicitationSchema_properties(x))) return false;
@@ -1232,10 +1372,14 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1265,10 +1409,14 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1283,7 +1431,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1292,7 +1442,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1309,10 +1461,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1321,10 +1477,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1341,10 +1501,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1353,10 +1517,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1373,16 +1541,24 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1400,10 +1576,14 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1419,7 +1599,9 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1471,10 +1653,14 @@ function e_EnumOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1490,10 +1676,14 @@ function e_StringPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1508,7 +1698,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1517,7 +1709,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1533,10 +1727,14 @@ function e_NumberPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1545,10 +1743,14 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1564,10 +1766,14 @@ function e_IntegerPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1576,10 +1782,14 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1595,16 +1805,24 @@ function e_BooleanPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1626,7 +1844,9 @@ function e_MultiSelectItemsString(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1658,7 +1878,9 @@ function e_StringMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1679,7 +1901,9 @@ function e_TitledMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1696,10 +1920,14 @@ function e_MultiSelectPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1715,7 +1943,9 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1828,16 +2058,24 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "agentCapabilities":
-        if (!(e_AgentCapabilities(x))) return false;
+        if (!(e_AgentCapabilities(x))) {
+          if (tolerant.AgentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "agentInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1857,22 +2095,38 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "loadSession":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "promptCapabilities":
-        if (!(e_PromptCapabilities(x))) return false;
+        if (!(e_PromptCapabilities(x))) {
+          if (tolerant.PromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mcpCapabilities":
-        if (!(e_McpCapabilities(x))) return false;
+        if (!(e_McpCapabilities(x))) {
+          if (tolerant.McpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sessionCapabilities":
-        if (!(e_SessionCapabilities(x))) return false;
+        if (!(e_SessionCapabilities(x))) {
+          if (tolerant.SessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AgentAuthCapabilities(x))) return false;
+        if (!(e_AgentAuthCapabilities(x))) {
+          if (tolerant.AgentAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1888,16 +2142,24 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "audio":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "embeddedContext":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1913,13 +2175,19 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "http":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sse":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1935,22 +2203,39 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "list":
-        if (!((x === null || e_SessionListCapabilities(x)))) return false;
+        if (!((x === null || e_SessionListCapabilities(x)))) {
+          if (tolerant.SessionListCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resume":
-        if (!((x === null || e_SessionResumeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionResumeCapabilities(x)))) {
+          if (tolerant.SessionResumeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "close":
-        if (!((x === null || e_SessionCloseCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCloseCapabilities(x)))) {
+          if (tolerant.SessionCloseCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1966,7 +2251,9 @@ function e_SessionListCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1982,7 +2269,9 @@ function e_SessionDeleteCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1998,7 +2287,9 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2014,7 +2305,9 @@ function e_SessionResumeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2030,7 +2323,9 @@ function e_SessionCloseCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2046,10 +2341,15 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "logout":
-        if (!((x === null || e_LogoutCapabilities(x)))) return false;
+        if (!((x === null || e_LogoutCapabilities(x)))) {
+          if (tolerant.LogoutCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2065,7 +2365,9 @@ function e_LogoutCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2100,7 +2402,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2109,7 +2413,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2149,7 +2455,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2158,7 +2466,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2183,10 +2493,14 @@ function e_AuthMethodAgent(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2207,14 +2521,18 @@ function e_Implementation(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "version":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2230,7 +2548,9 @@ function e_AuthenticateResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2246,7 +2566,9 @@ function e_LogoutResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2276,13 +2598,18 @@ function e_NewSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2316,7 +2643,9 @@ function e_SessionModeState(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2345,10 +2674,14 @@ function e_SessionMode(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2484,10 +2817,14 @@ function e_SessionConfigSelectOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2516,7 +2853,9 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2576,13 +2915,18 @@ function e_LoadSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2612,10 +2956,14 @@ function e_ListSessionsResponse(v: any): boolean {
         r++;
         break;
       case "nextCursor":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2643,13 +2991,19 @@ function e_SessionInfo(v: any): boolean {
         if (!(e_CreateTerminalRequest_args(x))) return false;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2665,7 +3019,9 @@ function e_DeleteSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2681,13 +3037,18 @@ function e_ResumeSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2703,7 +3064,9 @@ function e_CloseSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2719,7 +3082,9 @@ function e_SetSessionModeResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2740,7 +3105,9 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2761,7 +3128,9 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2864,7 +3233,9 @@ function e_SessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2886,10 +3257,14 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2915,13 +3290,19 @@ function e_SessionUpdateToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -2934,7 +3315,9 @@ function e_SessionUpdateToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2956,16 +3339,24 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -2978,7 +3369,9 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3009,7 +3402,9 @@ function e_SessionUpdatePlan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3040,7 +3435,9 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3062,7 +3459,9 @@ function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3084,7 +3483,9 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3101,13 +3502,19 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
       case "sessionUpdate":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3133,10 +3540,15 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3162,10 +3574,14 @@ function e_SessionUpdateNotice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3203,10 +3619,14 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3232,7 +3652,9 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3294,10 +3716,14 @@ function e_ContentChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3322,13 +3748,19 @@ function e_ToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -3341,7 +3773,9 @@ function e_ToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3370,7 +3804,9 @@ function e_PlanEntry(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3399,7 +3835,9 @@ function e_Plan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3424,10 +3862,15 @@ function e_AvailableCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3452,7 +3895,9 @@ function e_UnstructuredCommandInput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3473,7 +3918,9 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3494,7 +3941,9 @@ function e_CurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3515,7 +3964,9 @@ function e_ConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3531,13 +3982,19 @@ function e_SessionInfoUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3562,7 +4019,9 @@ function e_Cost(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3587,10 +4046,15 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3619,10 +4083,14 @@ function e_Notice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3658,10 +4126,14 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3686,7 +4158,9 @@ function e_CompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3707,7 +4181,9 @@ function e_CompleteElicitationNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3788,13 +4264,21 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "clientCapabilities":
-        if (!(e_ClientCapabilities(x))) return false;
+        if (!(e_ClientCapabilities(x))) {
+          if (tolerant.ClientCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "clientInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3810,22 +4294,38 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "fs":
-        if (!(e_FileSystemCapabilities(x))) return false;
+        if (!(e_FileSystemCapabilities(x))) {
+          if (tolerant.FileSystemCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "session":
-        if (!((x === null || e_ClientSessionCapabilities(x)))) return false;
+        if (!((x === null || e_ClientSessionCapabilities(x)))) {
+          if (tolerant.ClientSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AuthCapabilities(x))) return false;
+        if (!(e_AuthCapabilities(x))) {
+          if (tolerant.AuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationCapabilities(x)))) {
+          if (tolerant.ElicitationCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3841,13 +4341,19 @@ function e_FileSystemCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "readTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "writeTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3863,16 +4369,25 @@ function e_ClientSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "compaction":
-        if (!((x === null || e_CompactionCapabilities(x)))) return false;
+        if (!((x === null || e_CompactionCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
-        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return false;
+        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
+          if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "notices":
-        if (!((x === null || e_NoticeCapabilities(x)))) return false;
+        if (!((x === null || e_NoticeCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3893,10 +4408,15 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "boolean":
-        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return false;
+        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
+          if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3912,7 +4432,9 @@ function e_BooleanConfigOptionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3933,10 +4455,14 @@ function e_AuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3952,13 +4478,21 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3974,7 +4508,9 @@ function e_ElicitationFormCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3990,7 +4526,9 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4011,7 +4549,9 @@ function e_AuthenticateRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4027,7 +4567,9 @@ function e_LogoutRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4064,7 +4606,9 @@ function e_NewSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4103,7 +4647,9 @@ function e_McpServerHttpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4141,7 +4687,9 @@ function e_HttpHeader(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4170,7 +4718,9 @@ function e_McpServerHttp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4199,7 +4749,9 @@ function e_McpServerSse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4232,7 +4784,9 @@ function e_McpServerStdio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4264,7 +4818,9 @@ function e_LoadSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4286,7 +4842,9 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4307,7 +4865,9 @@ function e_DeleteSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4338,7 +4898,9 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4359,7 +4921,9 @@ function e_CloseSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4384,7 +4948,9 @@ function e_SetSessionModeRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4456,7 +5022,9 @@ function e_PromptRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4523,7 +5091,9 @@ function e_WriteTextFileResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4544,7 +5114,9 @@ function e_ReadTextFileResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4565,7 +5137,9 @@ function e_RequestPermissionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4600,7 +5174,9 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4634,7 +5210,9 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4655,7 +5233,9 @@ function e_CreateTerminalResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4680,10 +5260,15 @@ function e_TerminalOutputResponse(v: any): boolean {
         r++;
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4699,13 +5284,19 @@ function e_TerminalExitStatus(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4721,7 +5312,9 @@ function e_ReleaseTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4737,13 +5330,19 @@ function e_WaitForTerminalExitResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4759,7 +5358,9 @@ function e_KillTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4895,7 +5496,9 @@ function e_CancelNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4916,7 +5519,9 @@ function e_CancelRequestNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);

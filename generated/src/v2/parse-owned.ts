@@ -104,7 +104,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "subject":
         if (!((x === null || e_RequestPermissionSubject(x)))) return false;
@@ -114,7 +116,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -140,7 +144,9 @@ function e_RequestPermissionSubjectToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -166,13 +172,19 @@ function e_RequestPermissionSubjectCommand(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminalId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -228,16 +240,24 @@ function e_ToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -250,10 +270,15 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCapabilities(x)))) {
+          if (tolerant.ToolCallCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -287,7 +312,9 @@ function e_ToolCallContentContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -318,10 +345,15 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) return false;
+        if (!((x === null || e_DiffPatch(x)))) {
+          if (tolerant.DiffPatch(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -343,7 +375,9 @@ function e_ToolCallContentTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -380,10 +414,15 @@ function e_ContentBlockText(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -409,13 +448,20 @@ function e_ContentBlockImage(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -441,10 +487,15 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -479,25 +530,38 @@ function e_ContentBlockResourceLink(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "icons":
         if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -519,10 +583,15 @@ function e_ContentBlockResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -569,13 +638,19 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "lastModified":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "priority":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -600,10 +675,15 @@ function e_TextContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -632,13 +712,20 @@ function e_ImageContent(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -663,10 +750,15 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -687,16 +779,22 @@ function e_Icon(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sizes":
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "theme":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -725,25 +823,38 @@ function e_ResourceLink(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "icons":
         if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -772,10 +883,14 @@ function e_TextResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -800,10 +915,14 @@ function e_BlobResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -824,10 +943,15 @@ function e_EmbeddedResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -848,7 +972,9 @@ function e_Content(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1003,7 +1129,9 @@ function e_DiffPatch(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1028,10 +1156,15 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) return false;
+        if (!((x === null || e_DiffPatch(x)))) {
+          if (tolerant.DiffPatch(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1056,7 +1189,9 @@ function e_Terminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1077,10 +1212,14 @@ function e_ToolCallLocation(v: any): boolean {
         r++;
         break;
       case "line":
-        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1096,10 +1235,15 @@ function e_ToolCallCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_ToolCallCancelCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
+          if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1115,7 +1259,9 @@ function e_ToolCallCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1136,7 +1282,9 @@ function e_ToolCallPermissionSubject(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1161,13 +1309,19 @@ function e_CommandPermissionSubject(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminalId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1196,7 +1350,9 @@ function e_PermissionOption(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1302,7 +1458,9 @@ function e_ElicitationSessionScope(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1350,7 +1508,9 @@ function e_ElicitationSchema(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "properties":
         if (!(e_ElicitationSchema_properties(x))) return false;
@@ -1360,10 +1520,14 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1393,10 +1557,14 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1411,7 +1579,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_Annotations_audience(x)))) return false;
@@ -1420,7 +1590,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1437,10 +1609,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1449,10 +1625,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1469,10 +1649,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1481,10 +1665,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1501,16 +1689,24 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1528,10 +1724,14 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1547,7 +1747,9 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1595,10 +1797,14 @@ function e_EnumOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1614,10 +1820,14 @@ function e_StringPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1632,7 +1842,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_Annotations_audience(x)))) return false;
@@ -1641,7 +1853,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1657,10 +1871,14 @@ function e_NumberPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1669,10 +1887,14 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1688,10 +1910,14 @@ function e_IntegerPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1700,10 +1926,14 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1719,16 +1949,24 @@ function e_BooleanPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1750,7 +1988,9 @@ function e_MultiSelectItemsString(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1782,7 +2022,9 @@ function e_StringMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1803,7 +2045,9 @@ function e_TitledMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1820,10 +2064,14 @@ function e_MultiSelectPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1839,7 +2087,9 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1956,13 +2206,18 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_AgentCapabilities(x))) return false;
+        if (!(e_AgentCapabilities(x))) {
+          if (tolerant.AgentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1987,14 +2242,18 @@ function e_Implementation(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "version":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2010,13 +2269,21 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "session":
-        if (!((x === null || e_SessionCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCapabilities(x)))) {
+          if (tolerant.SessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!((x === null || e_AgentAuthCapabilities(x)))) return false;
+        if (!((x === null || e_AgentAuthCapabilities(x)))) {
+          if (tolerant.AgentAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2032,19 +2299,33 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "prompt":
-        if (!((x === null || e_PromptCapabilities(x)))) return false;
+        if (!((x === null || e_PromptCapabilities(x)))) {
+          if (tolerant.PromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mcp":
-        if (!((x === null || e_McpCapabilities(x)))) return false;
+        if (!((x === null || e_McpCapabilities(x)))) {
+          if (tolerant.McpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2060,16 +2341,27 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((x === null || e_PromptImageCapabilities(x)))) return false;
+        if (!((x === null || e_PromptImageCapabilities(x)))) {
+          if (tolerant.PromptImageCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "audio":
-        if (!((x === null || e_PromptAudioCapabilities(x)))) return false;
+        if (!((x === null || e_PromptAudioCapabilities(x)))) {
+          if (tolerant.PromptAudioCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "embeddedContext":
-        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return false;
+        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
+          if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2085,7 +2377,9 @@ function e_PromptImageCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2101,7 +2395,9 @@ function e_PromptAudioCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2117,7 +2413,9 @@ function e_PromptEmbeddedContextCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2133,13 +2431,21 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "stdio":
-        if (!((x === null || e_McpStdioCapabilities(x)))) return false;
+        if (!((x === null || e_McpStdioCapabilities(x)))) {
+          if (tolerant.McpStdioCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "http":
-        if (!((x === null || e_McpHttpCapabilities(x)))) return false;
+        if (!((x === null || e_McpHttpCapabilities(x)))) {
+          if (tolerant.McpHttpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2155,7 +2461,9 @@ function e_McpStdioCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2171,7 +2479,9 @@ function e_McpHttpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2187,7 +2497,9 @@ function e_SessionDeleteCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2203,7 +2515,9 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2219,7 +2533,9 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2254,7 +2570,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_Annotations_audience(x))) return false;
@@ -2263,7 +2581,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2289,10 +2609,14 @@ function e_AuthMethodAgentVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2343,7 +2667,9 @@ function e_EnvVariable(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2368,7 +2694,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_Annotations_audience(x))) return false;
@@ -2377,7 +2705,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2402,10 +2732,14 @@ function e_AuthMethodAgent(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2421,7 +2755,9 @@ function e_LoginAuthResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2437,7 +2773,9 @@ function e_LogoutAuthResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2482,7 +2820,9 @@ function e_NewSessionResponse(v: any): boolean {
         if (!(e_NewSessionResponse_availableCommands(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2618,10 +2958,14 @@ function e_SessionConfigSelectOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2650,7 +2994,9 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2720,10 +3066,15 @@ function e_AvailableCommandCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2765,7 +3116,9 @@ function e_AvailableCommandInputText(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2797,7 +3150,9 @@ function e_TextCommandInput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2822,10 +3177,15 @@ function e_Command(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2858,7 +3218,9 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2886,13 +3248,19 @@ function e_SessionInfo(v: any): boolean {
         if (!(x !== null && e_Annotations_audience(x))) return false;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2912,7 +3280,9 @@ function e_DeleteSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2934,7 +3304,9 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!(e_NewSessionResponse_availableCommands(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2950,7 +3322,9 @@ function e_CloseSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2966,7 +3340,9 @@ function e_CancelToolCallResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2982,7 +3358,9 @@ function e_CancelTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3003,7 +3381,9 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3024,7 +3404,9 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3057,7 +3439,10 @@ function e_Error(v: any): boolean {
         r++;
         break;
       case "data":
-        if (!((x === null || e_ErrorData(x)))) return false;
+        if (!((x === null || e_ErrorData(x)))) {
+          if (tolerant.ErrorData(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3099,7 +3484,9 @@ function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3120,7 +3507,9 @@ function e_SessionNotFoundErrorData(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3187,7 +3576,9 @@ function e_UpdateSessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3213,7 +3604,9 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3247,7 +3640,9 @@ function e_SessionUpdateUserMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3409,7 +3804,9 @@ function e_SessionUpdateToolCallContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3431,16 +3828,24 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -3453,10 +3858,15 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCapabilities(x)))) {
+          if (tolerant.ToolCallCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3478,25 +3888,43 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         r++;
         break;
       case "command":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) return false;
+        if (!((x === null || e_TerminalOutput(x)))) {
+          if (tolerant.TerminalOutput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) return false;
+        if (!((x === null || e_TerminalSize(x)))) {
+          if (tolerant.TerminalSize(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCapabilities(x)))) {
+          if (tolerant.TerminalCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3522,7 +3950,9 @@ function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3544,7 +3974,9 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3566,7 +3998,9 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3588,7 +4022,9 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3605,13 +4041,19 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
       case "sessionUpdate":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3637,10 +4079,15 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3666,10 +4113,14 @@ function e_SessionUpdateNotice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3698,10 +4149,14 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3727,7 +4182,9 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3799,7 +4256,9 @@ function e_ContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3823,7 +4282,9 @@ function e_UserMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3847,7 +4308,9 @@ function e_AgentMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3871,7 +4334,9 @@ function e_AgentThought(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3893,7 +4358,9 @@ function e_BackgroundWorkToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3927,7 +4394,9 @@ function e_BackgroundTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3948,7 +4417,9 @@ function e_BackgroundToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3967,7 +4438,9 @@ function e_RunningStateUpdate(v: any): boolean {
         if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3983,7 +4456,10 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) return false;
+        if (!((x === null || e_Error(x)))) {
+          if (tolerant.Error(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4006,7 +4482,9 @@ function e_RequiresActionStateUpdate(v: any): boolean {
         if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4026,7 +4504,9 @@ function e_StateUpdateRunning(v: any): boolean {
         if (!((x === null || e_RunningStateUpdate_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4066,7 +4546,9 @@ function e_ToolCallContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4087,7 +4569,9 @@ function e_TerminalOutput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4103,13 +4587,19 @@ function e_TerminalExitStatus(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4134,7 +4624,9 @@ function e_TerminalSize(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4150,10 +4642,15 @@ function e_TerminalCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_TerminalCancelCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCancelCapabilities(x)))) {
+          if (tolerant.TerminalCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4169,7 +4666,9 @@ function e_TerminalCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4190,25 +4689,43 @@ function e_TerminalUpdate(v: any): boolean {
         r++;
         break;
       case "command":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) return false;
+        if (!((x === null || e_TerminalOutput(x)))) {
+          if (tolerant.TerminalOutput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) return false;
+        if (!((x === null || e_TerminalSize(x)))) {
+          if (tolerant.TerminalSize(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCapabilities(x)))) {
+          if (tolerant.TerminalCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4233,7 +4750,9 @@ function e_TerminalOutputChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4268,7 +4787,9 @@ function e_PlanUpdateContentItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4319,7 +4840,9 @@ function e_PlanEntry(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4352,7 +4875,9 @@ function e_PlanItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4373,7 +4898,9 @@ function e_PlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4394,7 +4921,9 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4415,7 +4944,9 @@ function e_ConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4431,13 +4962,19 @@ function e_SessionInfoUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4462,7 +4999,9 @@ function e_Cost(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4487,10 +5026,15 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4519,10 +5063,14 @@ function e_Notice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4558,10 +5106,14 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4586,7 +5138,9 @@ function e_CompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4607,7 +5161,9 @@ function e_CompleteElicitationNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4692,10 +5248,15 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_ClientCapabilities(x))) return false;
+        if (!(e_ClientCapabilities(x))) {
+          if (tolerant.ClientCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4711,13 +5272,21 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "auth":
-        if (!((x === null || e_ClientAuthCapabilities(x)))) return false;
+        if (!((x === null || e_ClientAuthCapabilities(x)))) {
+          if (tolerant.ClientAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationCapabilities(x)))) {
+          if (tolerant.ElicitationCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4733,10 +5302,15 @@ function e_ClientAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((x === null || e_TerminalAuthCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalAuthCapabilities(x)))) {
+          if (tolerant.TerminalAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4752,7 +5326,9 @@ function e_TerminalAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4768,13 +5344,21 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4790,7 +5374,9 @@ function e_ElicitationFormCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4806,7 +5392,9 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4827,7 +5415,9 @@ function e_LoginAuthRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4843,7 +5433,9 @@ function e_LogoutAuthRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4879,7 +5471,9 @@ function e_NewSessionRequest(v: any): boolean {
         if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4917,7 +5511,9 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4949,7 +5545,9 @@ function e_McpServerStdioVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4987,7 +5585,9 @@ function e_HttpHeader(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5015,7 +5615,9 @@ function e_McpServerHttp(v: any): boolean {
         if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5046,7 +5648,9 @@ function e_McpServerStdio(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5068,7 +5672,9 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5089,7 +5695,9 @@ function e_DeleteSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5123,7 +5731,9 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_ReplayFrom(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5140,7 +5750,9 @@ function e_ReplayFromStartVariant(v: any): boolean {
       case "type":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5167,7 +5779,9 @@ function e_ReplayFromStart(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5188,7 +5802,9 @@ function e_CloseSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5213,7 +5829,9 @@ function e_CancelToolCallRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5238,7 +5856,9 @@ function e_CancelTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5329,7 +5949,9 @@ function e_PromptRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5387,7 +6009,9 @@ function e_RequestPermissionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5404,7 +6028,9 @@ function e_RequestPermissionOutcomeCancelled(v: any): boolean {
       case "outcome":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5426,7 +6052,9 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5455,7 +6083,9 @@ function e_CancelledPermissionOutcome(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5476,7 +6106,9 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5607,7 +6239,9 @@ function e_CancelSessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5628,7 +6262,9 @@ function e_CancelRequestNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);

@@ -116,7 +116,9 @@ function e_WriteTextFileRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -151,7 +153,9 @@ function e_ReadTextFileRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -189,7 +193,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -228,16 +234,24 @@ function e_ToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -250,7 +264,9 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -284,7 +300,9 @@ function e_ToolCallContentContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -306,14 +324,18 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -335,7 +357,9 @@ function e_ToolCallContentTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -368,14 +392,19 @@ function e_ContentBlockText(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -393,7 +422,10 @@ function e_ContentBlockImage(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -404,10 +436,14 @@ function e_ContentBlockImage(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -425,7 +461,10 @@ function e_ContentBlockAudio(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -436,7 +475,9 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -454,30 +495,43 @@ function e_ContentBlockResourceLink(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -495,14 +549,19 @@ function e_ContentBlockResource(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -549,13 +608,19 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "lastModified":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "priority":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -576,14 +641,19 @@ function e_TextContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -600,7 +670,10 @@ function e_ImageContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -611,10 +684,14 @@ function e_ImageContent(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -631,7 +708,10 @@ function e_AudioContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -642,7 +722,9 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -659,30 +741,43 @@ function e_ResourceLink(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -703,7 +798,9 @@ function e_TextResourceContents(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
@@ -714,7 +811,9 @@ function e_TextResourceContents(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -735,14 +834,18 @@ function e_BlobResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -759,14 +862,19 @@ function e_EmbeddedResource(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -787,7 +895,9 @@ function e_Content(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -808,14 +918,18 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -840,7 +954,9 @@ function e_Terminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -861,10 +977,14 @@ function e_ToolCallLocation(v: any): boolean {
         r++;
         break;
       case "line":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -893,7 +1013,9 @@ function e_PermissionOption(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -956,7 +1078,9 @@ function e_CreateTerminalRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -981,7 +1105,9 @@ function e_EnvVariable(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1006,7 +1132,9 @@ function e_TerminalOutputRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1031,7 +1159,9 @@ function e_ReleaseTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1056,7 +1186,9 @@ function e_WaitForTerminalExitRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1081,7 +1213,9 @@ function e_KillTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1179,7 +1313,9 @@ function e_ElicitationSessionScope(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1222,10 +1358,14 @@ function e_ElicitationSchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "type":
-        if (!(((x === "object")))) return false;
+        if (!(((x === "object")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "properties":
         if (!(e_ElicitationSchema_properties(x))) return false;
@@ -1234,10 +1374,14 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1267,10 +1411,14 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1285,7 +1433,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1294,7 +1444,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1311,10 +1463,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1323,10 +1479,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1343,10 +1503,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1355,10 +1519,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1375,16 +1543,24 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1402,10 +1578,14 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1421,7 +1601,9 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1473,10 +1655,14 @@ function e_EnumOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1492,10 +1678,14 @@ function e_StringPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1510,7 +1700,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1519,7 +1711,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1535,10 +1729,14 @@ function e_NumberPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1547,10 +1745,14 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1566,10 +1768,14 @@ function e_IntegerPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1578,10 +1784,14 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1597,16 +1807,24 @@ function e_BooleanPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1628,7 +1846,9 @@ function e_MultiSelectItemsString(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1660,7 +1880,9 @@ function e_StringMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1681,7 +1903,9 @@ function e_TitledMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1698,10 +1922,14 @@ function e_MultiSelectPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1717,7 +1945,9 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1761,7 +1991,9 @@ function e_MessageMcpRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1888,16 +2120,24 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "agentCapabilities":
-        if (!(e_AgentCapabilities(x))) return false;
+        if (!(e_AgentCapabilities(x))) {
+          if (tolerant.AgentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "agentInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1917,25 +2157,44 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "loadSession":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "promptCapabilities":
-        if (!(e_PromptCapabilities(x))) return false;
+        if (!(e_PromptCapabilities(x))) {
+          if (tolerant.PromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mcpCapabilities":
-        if (!(e_McpCapabilities(x))) return false;
+        if (!(e_McpCapabilities(x))) {
+          if (tolerant.McpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sessionCapabilities":
-        if (!(e_SessionCapabilities(x))) return false;
+        if (!(e_SessionCapabilities(x))) {
+          if (tolerant.SessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AgentAuthCapabilities(x))) return false;
+        if (!(e_AgentAuthCapabilities(x))) {
+          if (tolerant.AgentAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "providers":
-        if (!((x === null || e_ProvidersCapabilities(x)))) return false;
+        if (!((x === null || e_ProvidersCapabilities(x)))) {
+          if (tolerant.ProvidersCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1951,16 +2210,24 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "audio":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "embeddedContext":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1976,16 +2243,24 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "http":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sse":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "acp":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2001,37 +2276,69 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "list":
-        if (!((x === null || e_SessionListCapabilities(x)))) return false;
+        if (!((x === null || e_SessionListCapabilities(x)))) {
+          if (tolerant.SessionListCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "systemPrompt":
-        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "fork":
-        if (!((x === null || e_SessionForkCapabilities(x)))) return false;
+        if (!((x === null || e_SessionForkCapabilities(x)))) {
+          if (tolerant.SessionForkCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archive":
-        if (!((x === null || e_SessionArchiveCapabilities(x)))) return false;
+        if (!((x === null || e_SessionArchiveCapabilities(x)))) {
+          if (tolerant.SessionArchiveCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || e_SessionStatusCapabilities(x)))) return false;
+        if (!((x === null || e_SessionStatusCapabilities(x)))) {
+          if (tolerant.SessionStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || e_SessionTitleCapabilities(x)))) return false;
+        if (!((x === null || e_SessionTitleCapabilities(x)))) {
+          if (tolerant.SessionTitleCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resume":
-        if (!((x === null || e_SessionResumeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionResumeCapabilities(x)))) {
+          if (tolerant.SessionResumeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "close":
-        if (!((x === null || e_SessionCloseCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCloseCapabilities(x)))) {
+          if (tolerant.SessionCloseCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2047,7 +2354,9 @@ function e_SessionListCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2063,7 +2372,9 @@ function e_SessionDeleteCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2079,7 +2390,9 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2095,10 +2408,15 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mode":
-        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2114,10 +2432,15 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "override":
-        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2133,7 +2456,9 @@ function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2149,7 +2474,9 @@ function e_SessionForkCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2165,7 +2492,9 @@ function e_SessionArchiveCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2181,7 +2510,9 @@ function e_SessionStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2197,7 +2528,9 @@ function e_SessionTitleCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2213,7 +2546,9 @@ function e_SessionResumeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2229,7 +2564,9 @@ function e_SessionCloseCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2245,13 +2582,21 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "status":
-        if (!((x === null || e_AuthStatusCapabilities(x)))) return false;
+        if (!((x === null || e_AuthStatusCapabilities(x)))) {
+          if (tolerant.AuthStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "logout":
-        if (!((x === null || e_LogoutCapabilities(x)))) return false;
+        if (!((x === null || e_LogoutCapabilities(x)))) {
+          if (tolerant.LogoutCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2267,7 +2612,9 @@ function e_AuthStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2283,7 +2630,9 @@ function e_LogoutCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2299,7 +2648,9 @@ function e_ProvidersCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2334,7 +2685,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2343,7 +2696,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2383,7 +2738,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2392,7 +2749,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2417,10 +2776,14 @@ function e_AuthMethodAgent(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2441,14 +2804,18 @@ function e_Implementation(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "version":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2464,7 +2831,9 @@ function e_AuthenticateResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2494,7 +2863,9 @@ function e_ListProvidersResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2526,7 +2897,9 @@ function e_ProviderInfo(v: any): boolean {
         if (!((x === null || e_ProviderCurrentConfig(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2559,7 +2932,9 @@ function e_ProviderCurrentConfig(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2575,7 +2950,9 @@ function e_SetProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2591,7 +2968,9 @@ function e_DisableProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2607,7 +2986,9 @@ function e_LogoutResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2640,7 +3021,9 @@ function e_AuthStatusResponse(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2665,19 +3048,29 @@ function e_AuthAccount(v: any): boolean {
         r++;
         break;
       case "active":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "email":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "organization":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2707,13 +3100,18 @@ function e_NewSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2747,7 +3145,9 @@ function e_SessionModeState(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2776,10 +3176,14 @@ function e_SessionMode(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2915,10 +3319,14 @@ function e_SessionConfigSelectOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2947,7 +3355,9 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3007,13 +3417,18 @@ function e_LoadSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3043,10 +3458,14 @@ function e_ListSessionsResponse(v: any): boolean {
         r++;
         break;
       case "nextCursor":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3074,16 +3493,24 @@ function e_SessionInfo(v: any): boolean {
         if (!(e_CreateTerminalRequest_args(x))) return false;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archived":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3099,7 +3526,9 @@ function e_DeleteSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3120,13 +3549,18 @@ function e_ForkSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3142,7 +3576,9 @@ function e_ArchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3158,7 +3594,9 @@ function e_UnarchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3179,7 +3617,9 @@ function e_SessionStatusResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3204,7 +3644,9 @@ function e_SetSessionTitleResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3220,13 +3662,18 @@ function e_ResumeSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3242,7 +3689,9 @@ function e_CloseSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3258,7 +3707,9 @@ function e_SetSessionModeResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3279,7 +3730,9 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3300,10 +3753,15 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "usage":
-        if (!((x === null || e_Usage(x)))) return false;
+        if (!((x === null || e_Usage(x)))) {
+          if (tolerant.Usage(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3336,16 +3794,24 @@ function e_Usage(v: any): boolean {
         r++;
         break;
       case "thoughtTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedReadTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedWriteTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3446,7 +3912,9 @@ function e_SessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3468,10 +3936,14 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3497,13 +3969,19 @@ function e_SessionUpdateToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -3516,7 +3994,9 @@ function e_SessionUpdateToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3538,16 +4018,24 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -3560,7 +4048,9 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3591,7 +4081,9 @@ function e_SessionUpdatePlan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3613,7 +4105,9 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3635,7 +4129,9 @@ function e_SessionUpdatePlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3666,7 +4162,9 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3688,7 +4186,9 @@ function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3710,7 +4210,9 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3727,13 +4229,19 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
       case "sessionUpdate":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3759,10 +4267,15 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3788,10 +4301,14 @@ function e_SessionUpdateNotice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3829,10 +4346,14 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3858,7 +4379,9 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3880,16 +4403,26 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -3898,7 +4431,9 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3920,22 +4455,32 @@ function e_SessionUpdateSessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3961,7 +4506,9 @@ function e_SessionUpdateSessionMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4033,10 +4580,14 @@ function e_ContentChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4061,13 +4612,19 @@ function e_ToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -4080,7 +4637,9 @@ function e_ToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4109,7 +4668,9 @@ function e_PlanEntry(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4138,7 +4699,9 @@ function e_Plan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4164,7 +4727,9 @@ function e_PlanUpdateContentItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4190,7 +4755,9 @@ function e_PlanUpdateContentFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4216,7 +4783,9 @@ function e_PlanUpdateContentMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4260,7 +4829,9 @@ function e_PlanItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4285,7 +4856,9 @@ function e_PlanFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4310,7 +4883,9 @@ function e_PlanMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4331,7 +4906,9 @@ function e_PlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4352,7 +4929,9 @@ function e_PlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4377,10 +4956,15 @@ function e_AvailableCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4405,7 +4989,9 @@ function e_UnstructuredCommandInput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4426,7 +5012,9 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4447,7 +5035,9 @@ function e_CurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4468,7 +5058,9 @@ function e_ConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4484,13 +5076,19 @@ function e_SessionInfoUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4515,7 +5113,9 @@ function e_Cost(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4540,10 +5140,15 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4572,10 +5177,14 @@ function e_Notice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4611,10 +5220,14 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4639,7 +5252,9 @@ function e_CompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4655,10 +5270,15 @@ function e_SubagentSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_SessionCancelCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCancelCapabilities(x)))) {
+          if (tolerant.SessionCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4674,7 +5294,9 @@ function e_SessionCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4691,7 +5313,9 @@ function e_StateUpdateRunning(v: any): boolean {
       case "state":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4789,7 +5413,9 @@ function e_RunningStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4805,7 +5431,10 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) return false;
+        if (!((x === null || e_Error(x)))) {
+          if (tolerant.Error(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4825,7 +5454,9 @@ function e_RequiresActionStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4841,7 +5472,9 @@ function e_UnknownStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4862,16 +5495,26 @@ function e_SubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -4880,7 +5523,9 @@ function e_SubagentUpdate(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4901,22 +5546,32 @@ function e_SessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4941,7 +5596,9 @@ function e_SessionMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4962,7 +5619,9 @@ function e_CompleteElicitationNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4986,7 +5645,9 @@ function e_AuthStatusUpdateNotification(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5085,13 +5746,21 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "clientCapabilities":
-        if (!(e_ClientCapabilities(x))) return false;
+        if (!(e_ClientCapabilities(x))) {
+          if (tolerant.ClientCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "clientInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5107,28 +5776,50 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "fs":
-        if (!(e_FileSystemCapabilities(x))) return false;
+        if (!(e_FileSystemCapabilities(x))) {
+          if (tolerant.FileSystemCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "session":
-        if (!((x === null || e_ClientSessionCapabilities(x)))) return false;
+        if (!((x === null || e_ClientSessionCapabilities(x)))) {
+          if (tolerant.ClientSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "subagents":
-        if (!((x === null || e_SubagentCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentCapabilities(x)))) {
+          if (tolerant.SubagentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "plan":
-        if (!((x === null || e_PlanCapabilities(x)))) return false;
+        if (!((x === null || e_PlanCapabilities(x)))) {
+          if (tolerant.PlanCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AuthCapabilities(x))) return false;
+        if (!(e_AuthCapabilities(x))) {
+          if (tolerant.AuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationCapabilities(x)))) {
+          if (tolerant.ElicitationCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5144,13 +5835,19 @@ function e_FileSystemCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "readTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "writeTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5166,16 +5863,25 @@ function e_ClientSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "compaction":
-        if (!((x === null || e_CompactionCapabilities(x)))) return false;
+        if (!((x === null || e_CompactionCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
-        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return false;
+        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
+          if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "notices":
-        if (!((x === null || e_NoticeCapabilities(x)))) return false;
+        if (!((x === null || e_NoticeCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5196,10 +5902,15 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "boolean":
-        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return false;
+        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
+          if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5215,7 +5926,9 @@ function e_BooleanConfigOptionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5236,7 +5949,9 @@ function e_SubagentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5252,7 +5967,9 @@ function e_PlanCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5268,10 +5985,14 @@ function e_AuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5287,13 +6008,21 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5309,7 +6038,9 @@ function e_ElicitationFormCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5325,7 +6056,9 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5346,7 +6079,9 @@ function e_AuthenticateRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5362,7 +6097,9 @@ function e_ListProvidersRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5394,7 +6131,9 @@ function e_SetProviderRequest(v: any): boolean {
         if (!(e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5415,7 +6154,9 @@ function e_DisableProviderRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5431,7 +6172,9 @@ function e_LogoutRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5447,7 +6190,9 @@ function e_AuthStatusRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5487,7 +6232,9 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5526,7 +6273,9 @@ function e_McpServerHttpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5552,7 +6301,9 @@ function e_McpServerAcpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5592,7 +6343,9 @@ function e_HttpHeader(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5621,7 +6374,9 @@ function e_McpServerHttp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5650,7 +6405,9 @@ function e_McpServerSse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5675,7 +6432,9 @@ function e_McpServerAcp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5708,7 +6467,9 @@ function e_McpServerStdio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5733,7 +6494,9 @@ function e_SystemPrompt(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5772,7 +6535,9 @@ function e_LoadSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5797,7 +6562,9 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5822,7 +6589,9 @@ function e_DeleteSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5856,7 +6625,9 @@ function e_ForkSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5877,7 +6648,9 @@ function e_ArchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5898,7 +6671,9 @@ function e_UnarchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5919,7 +6694,9 @@ function e_SessionStatusRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5944,7 +6721,9 @@ function e_SetSessionTitleRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5978,7 +6757,9 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5999,7 +6780,9 @@ function e_CloseSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6024,7 +6807,9 @@ function e_SetSessionModeRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6096,7 +6881,9 @@ function e_PromptRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6165,7 +6952,9 @@ function e_WriteTextFileResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6186,7 +6975,9 @@ function e_ReadTextFileResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6207,7 +6998,9 @@ function e_RequestPermissionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6242,7 +7035,9 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6276,7 +7071,9 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6297,7 +7094,9 @@ function e_CreateTerminalResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6322,10 +7121,15 @@ function e_TerminalOutputResponse(v: any): boolean {
         r++;
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6341,13 +7145,19 @@ function e_TerminalExitStatus(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6363,7 +7173,9 @@ function e_ReleaseTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6379,13 +7191,19 @@ function e_WaitForTerminalExitResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6401,7 +7219,9 @@ function e_KillTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6501,7 +7321,9 @@ function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6581,7 +7403,9 @@ function e_CancelNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6613,7 +7437,9 @@ function e_MessageMcpNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6634,7 +7460,9 @@ function e_CancelRequestNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6697,7 +7525,9 @@ function e_ProxySuccessorRequest(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6795,7 +7625,9 @@ function e_ProxySuccessorNotification(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);

@@ -106,7 +106,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "subject":
         if (!((x === null || e_RequestPermissionSubject(x)))) return false;
@@ -116,7 +118,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -142,7 +146,9 @@ function e_RequestPermissionSubjectToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -168,13 +174,19 @@ function e_RequestPermissionSubjectCommand(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminalId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -230,16 +242,24 @@ function e_ToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -252,10 +272,15 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCapabilities(x)))) {
+          if (tolerant.ToolCallCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -289,7 +314,9 @@ function e_ToolCallContentContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -320,10 +347,15 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) return false;
+        if (!((x === null || e_DiffPatch(x)))) {
+          if (tolerant.DiffPatch(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -345,7 +377,9 @@ function e_ToolCallContentTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -382,10 +416,15 @@ function e_ContentBlockText(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -411,13 +450,20 @@ function e_ContentBlockImage(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -443,10 +489,15 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -481,25 +532,38 @@ function e_ContentBlockResourceLink(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "icons":
         if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -521,10 +585,15 @@ function e_ContentBlockResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -571,13 +640,19 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "lastModified":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "priority":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -602,10 +677,15 @@ function e_TextContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -634,13 +714,20 @@ function e_ImageContent(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -665,10 +752,15 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -689,16 +781,22 @@ function e_Icon(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sizes":
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "theme":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -727,25 +825,38 @@ function e_ResourceLink(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "icons":
         if (!((x === null || e_ContentBlockResourceLink_icons(x)))) return false;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -774,10 +885,14 @@ function e_TextResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -802,10 +917,14 @@ function e_BlobResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -826,10 +945,15 @@ function e_EmbeddedResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -850,7 +974,9 @@ function e_Content(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1005,7 +1131,9 @@ function e_DiffPatch(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1030,10 +1158,15 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) return false;
+        if (!((x === null || e_DiffPatch(x)))) {
+          if (tolerant.DiffPatch(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1058,7 +1191,9 @@ function e_Terminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1079,10 +1214,14 @@ function e_ToolCallLocation(v: any): boolean {
         r++;
         break;
       case "line":
-        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 1 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1098,10 +1237,15 @@ function e_ToolCallCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_ToolCallCancelCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
+          if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1117,7 +1261,9 @@ function e_ToolCallCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1138,7 +1284,9 @@ function e_ToolCallPermissionSubject(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1163,13 +1311,19 @@ function e_CommandPermissionSubject(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminalId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1198,7 +1352,9 @@ function e_PermissionOption(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1304,7 +1460,9 @@ function e_ElicitationSessionScope(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1352,7 +1510,9 @@ function e_ElicitationSchema(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "properties":
         if (!(e_ElicitationSchema_properties(x))) return false;
@@ -1362,10 +1522,14 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1395,10 +1559,14 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1413,7 +1581,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_Annotations_audience(x)))) return false;
@@ -1422,7 +1592,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1439,10 +1611,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1451,10 +1627,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1471,10 +1651,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1483,10 +1667,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1503,16 +1691,24 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1530,10 +1726,14 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1549,7 +1749,9 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1597,10 +1799,14 @@ function e_EnumOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1616,10 +1822,14 @@ function e_StringPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1634,7 +1844,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_Annotations_audience(x)))) return false;
@@ -1643,7 +1855,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1659,10 +1873,14 @@ function e_NumberPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1671,10 +1889,14 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1690,10 +1912,14 @@ function e_IntegerPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1702,10 +1928,14 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1721,16 +1951,24 @@ function e_BooleanPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1752,7 +1990,9 @@ function e_MultiSelectItemsString(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1784,7 +2024,9 @@ function e_StringMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1805,7 +2047,9 @@ function e_TitledMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1822,10 +2066,14 @@ function e_MultiSelectPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1841,7 +2089,9 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1885,7 +2135,9 @@ function e_MessageMcpRequest(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2016,13 +2268,18 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_AgentCapabilities(x))) return false;
+        if (!(e_AgentCapabilities(x))) {
+          if (tolerant.AgentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2047,14 +2304,18 @@ function e_Implementation(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "version":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2070,16 +2331,27 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "session":
-        if (!((x === null || e_SessionCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCapabilities(x)))) {
+          if (tolerant.SessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!((x === null || e_AgentAuthCapabilities(x)))) return false;
+        if (!((x === null || e_AgentAuthCapabilities(x)))) {
+          if (tolerant.AgentAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "providers":
-        if (!((x === null || e_ProvidersCapabilities(x)))) return false;
+        if (!((x === null || e_ProvidersCapabilities(x)))) {
+          if (tolerant.ProvidersCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2095,34 +2367,63 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "prompt":
-        if (!((x === null || e_PromptCapabilities(x)))) return false;
+        if (!((x === null || e_PromptCapabilities(x)))) {
+          if (tolerant.PromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mcp":
-        if (!((x === null || e_McpCapabilities(x)))) return false;
+        if (!((x === null || e_McpCapabilities(x)))) {
+          if (tolerant.McpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "systemPrompt":
-        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "fork":
-        if (!((x === null || e_SessionForkCapabilities(x)))) return false;
+        if (!((x === null || e_SessionForkCapabilities(x)))) {
+          if (tolerant.SessionForkCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archive":
-        if (!((x === null || e_SessionArchiveCapabilities(x)))) return false;
+        if (!((x === null || e_SessionArchiveCapabilities(x)))) {
+          if (tolerant.SessionArchiveCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || e_SessionStatusCapabilities(x)))) return false;
+        if (!((x === null || e_SessionStatusCapabilities(x)))) {
+          if (tolerant.SessionStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || e_SessionTitleCapabilities(x)))) return false;
+        if (!((x === null || e_SessionTitleCapabilities(x)))) {
+          if (tolerant.SessionTitleCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2138,16 +2439,27 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((x === null || e_PromptImageCapabilities(x)))) return false;
+        if (!((x === null || e_PromptImageCapabilities(x)))) {
+          if (tolerant.PromptImageCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "audio":
-        if (!((x === null || e_PromptAudioCapabilities(x)))) return false;
+        if (!((x === null || e_PromptAudioCapabilities(x)))) {
+          if (tolerant.PromptAudioCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "embeddedContext":
-        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) return false;
+        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
+          if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2163,7 +2475,9 @@ function e_PromptImageCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2179,7 +2493,9 @@ function e_PromptAudioCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2195,7 +2511,9 @@ function e_PromptEmbeddedContextCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2211,16 +2529,27 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "stdio":
-        if (!((x === null || e_McpStdioCapabilities(x)))) return false;
+        if (!((x === null || e_McpStdioCapabilities(x)))) {
+          if (tolerant.McpStdioCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "http":
-        if (!((x === null || e_McpHttpCapabilities(x)))) return false;
+        if (!((x === null || e_McpHttpCapabilities(x)))) {
+          if (tolerant.McpHttpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "acp":
-        if (!((x === null || e_McpAcpCapabilities(x)))) return false;
+        if (!((x === null || e_McpAcpCapabilities(x)))) {
+          if (tolerant.McpAcpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2236,7 +2565,9 @@ function e_McpStdioCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2252,7 +2583,9 @@ function e_McpHttpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2268,7 +2601,9 @@ function e_McpAcpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2284,7 +2619,9 @@ function e_SessionDeleteCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2300,7 +2637,9 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2316,10 +2655,15 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mode":
-        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2335,10 +2679,15 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "override":
-        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2354,7 +2703,9 @@ function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2370,7 +2721,9 @@ function e_SessionForkCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2386,7 +2739,9 @@ function e_SessionArchiveCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2402,7 +2757,9 @@ function e_SessionStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2418,7 +2775,9 @@ function e_SessionTitleCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2434,10 +2793,15 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "status":
-        if (!((x === null || e_AuthStatusCapabilities(x)))) return false;
+        if (!((x === null || e_AuthStatusCapabilities(x)))) {
+          if (tolerant.AuthStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2453,7 +2817,9 @@ function e_AuthStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2469,7 +2835,9 @@ function e_ProvidersCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2504,7 +2872,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_Annotations_audience(x))) return false;
@@ -2513,7 +2883,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2539,10 +2911,14 @@ function e_AuthMethodAgentVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2593,7 +2969,9 @@ function e_EnvVariable(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2618,7 +2996,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_Annotations_audience(x))) return false;
@@ -2627,7 +3007,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2652,10 +3034,14 @@ function e_AuthMethodAgent(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2671,7 +3057,9 @@ function e_LoginAuthResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2701,7 +3089,9 @@ function e_ListProvidersResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2733,7 +3123,9 @@ function e_ProviderInfo(v: any): boolean {
         if (!((x === null || e_ProviderCurrentConfig(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2766,7 +3158,9 @@ function e_ProviderCurrentConfig(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2782,7 +3176,9 @@ function e_SetProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2798,7 +3194,9 @@ function e_DisableProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2814,7 +3212,9 @@ function e_LogoutAuthResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2847,7 +3247,9 @@ function e_AuthStatusResponse(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2872,19 +3274,29 @@ function e_AuthAccount(v: any): boolean {
         r++;
         break;
       case "active":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "email":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "organization":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2929,7 +3341,9 @@ function e_NewSessionResponse(v: any): boolean {
         if (!(e_NewSessionResponse_availableCommands(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3065,10 +3479,14 @@ function e_SessionConfigSelectOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3097,7 +3515,9 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3167,10 +3587,15 @@ function e_AvailableCommandCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3212,7 +3637,9 @@ function e_AvailableCommandInputText(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3244,7 +3671,9 @@ function e_TextCommandInput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3269,10 +3698,15 @@ function e_Command(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3305,7 +3739,9 @@ function e_ListSessionsResponse(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3333,16 +3769,24 @@ function e_SessionInfo(v: any): boolean {
         if (!(x !== null && e_Annotations_audience(x))) return false;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archived":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3362,7 +3806,9 @@ function e_DeleteSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3389,7 +3835,9 @@ function e_ForkSessionResponse(v: any): boolean {
         if (!(e_NewSessionResponse_availableCommands(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3405,7 +3853,9 @@ function e_ArchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3421,7 +3871,9 @@ function e_UnarchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3442,10 +3894,15 @@ function e_SessionStatusResponse(v: any): boolean {
         r++;
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3478,7 +3935,9 @@ function e_StateUpdateRunning(v: any): boolean {
         if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3587,7 +4046,9 @@ function e_BackgroundWorkToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3609,7 +4070,9 @@ function e_BackgroundWorkSubagent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3645,7 +4108,9 @@ function e_BackgroundTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3666,7 +4131,9 @@ function e_BackgroundToolCall(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3687,7 +4154,9 @@ function e_BackgroundSubagent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3706,7 +4175,9 @@ function e_RunningStateUpdate(v: any): boolean {
         if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3731,7 +4202,10 @@ function e_Error(v: any): boolean {
         r++;
         break;
       case "data":
-        if (!((x === null || e_ErrorData(x)))) return false;
+        if (!((x === null || e_ErrorData(x)))) {
+          if (tolerant.ErrorData(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3773,7 +4247,9 @@ function e_UnsupportedProtocolVersionErrorData(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3794,7 +4270,9 @@ function e_SessionNotFoundErrorData(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3810,7 +4288,10 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) return false;
+        if (!((x === null || e_Error(x)))) {
+          if (tolerant.Error(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3839,16 +4320,24 @@ function e_Usage(v: any): boolean {
         r++;
         break;
       case "thoughtTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedReadTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedWriteTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3871,7 +4360,9 @@ function e_RequiresActionStateUpdate(v: any): boolean {
         if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3890,7 +4381,9 @@ function e_UnknownStateUpdate(v: any): boolean {
         if (!((x === null || e_StateUpdateRunning_background(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3911,7 +4404,9 @@ function e_SetSessionTitleResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3933,7 +4428,9 @@ function e_ResumeSessionResponse(v: any): boolean {
         if (!(e_NewSessionResponse_availableCommands(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3949,7 +4446,9 @@ function e_CloseSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3965,7 +4464,9 @@ function e_CancelToolCallResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3981,7 +4482,9 @@ function e_CancelTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4002,7 +4505,9 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4023,7 +4528,9 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4100,7 +4607,9 @@ function e_UpdateSessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4126,7 +4635,9 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4160,7 +4671,9 @@ function e_SessionUpdateUserMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4271,7 +4784,9 @@ function e_SessionUpdateToolCallContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4293,16 +4808,24 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -4315,10 +4838,15 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) return false;
+        if (!((x === null || e_ToolCallCapabilities(x)))) {
+          if (tolerant.ToolCallCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4340,25 +4868,43 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         r++;
         break;
       case "command":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) return false;
+        if (!((x === null || e_TerminalOutput(x)))) {
+          if (tolerant.TerminalOutput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) return false;
+        if (!((x === null || e_TerminalSize(x)))) {
+          if (tolerant.TerminalSize(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCapabilities(x)))) {
+          if (tolerant.TerminalCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4384,7 +4930,9 @@ function e_SessionUpdateTerminalOutputChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4406,7 +4954,9 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4428,7 +4978,9 @@ function e_SessionUpdatePlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4450,7 +5002,9 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4472,7 +5026,9 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4489,13 +5045,19 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
       case "sessionUpdate":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4521,10 +5083,15 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4550,10 +5117,14 @@ function e_SessionUpdateNotice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4582,10 +5153,14 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4611,7 +5186,9 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4633,16 +5210,26 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -4651,7 +5238,9 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4673,22 +5262,32 @@ function e_SessionUpdateSessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4768,7 +5367,9 @@ function e_ContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4792,7 +5393,9 @@ function e_UserMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4816,7 +5419,9 @@ function e_AgentMessage(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4840,7 +5445,9 @@ function e_AgentThought(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4865,7 +5472,9 @@ function e_ToolCallContentChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4886,7 +5495,9 @@ function e_TerminalOutput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4902,13 +5513,19 @@ function e_TerminalExitStatus(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4933,7 +5550,9 @@ function e_TerminalSize(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4949,10 +5568,15 @@ function e_TerminalCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_TerminalCancelCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCancelCapabilities(x)))) {
+          if (tolerant.TerminalCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4968,7 +5592,9 @@ function e_TerminalCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4989,25 +5615,43 @@ function e_TerminalUpdate(v: any): boolean {
         r++;
         break;
       case "command":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) return false;
+        if (!((x === null || e_TerminalOutput(x)))) {
+          if (tolerant.TerminalOutput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) return false;
+        if (!((x === null || e_TerminalSize(x)))) {
+          if (tolerant.TerminalSize(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalCapabilities(x)))) {
+          if (tolerant.TerminalCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5032,7 +5676,9 @@ function e_TerminalOutputChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5067,7 +5713,9 @@ function e_PlanUpdateContentItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5093,7 +5741,9 @@ function e_PlanUpdateContentFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5119,7 +5769,9 @@ function e_PlanUpdateContentMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5174,7 +5826,9 @@ function e_PlanEntry(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5207,7 +5861,9 @@ function e_PlanItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5232,7 +5888,9 @@ function e_PlanFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5257,7 +5915,9 @@ function e_PlanMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5278,7 +5938,9 @@ function e_PlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5299,7 +5961,9 @@ function e_PlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5320,7 +5984,9 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5341,7 +6007,9 @@ function e_ConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5357,13 +6025,19 @@ function e_SessionInfoUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5388,7 +6062,9 @@ function e_Cost(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5413,10 +6089,15 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5445,10 +6126,14 @@ function e_Notice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5484,10 +6169,14 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5512,7 +6201,9 @@ function e_CompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5528,10 +6219,15 @@ function e_SubagentSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_SessionCancelCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCancelCapabilities(x)))) {
+          if (tolerant.SessionCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5547,7 +6243,9 @@ function e_SessionCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5568,16 +6266,26 @@ function e_SubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -5586,7 +6294,9 @@ function e_SubagentUpdate(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5607,22 +6317,32 @@ function e_SessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateUserMessage_content(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5647,7 +6367,9 @@ function e_SessionMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5668,7 +6390,9 @@ function e_CompleteElicitationNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5692,7 +6416,9 @@ function e_AuthStatusUpdateNotification(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5795,10 +6521,15 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_ClientCapabilities(x))) return false;
+        if (!(e_ClientCapabilities(x))) {
+          if (tolerant.ClientCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5814,13 +6545,21 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "auth":
-        if (!((x === null || e_ClientAuthCapabilities(x)))) return false;
+        if (!((x === null || e_ClientAuthCapabilities(x)))) {
+          if (tolerant.ClientAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationCapabilities(x)))) {
+          if (tolerant.ElicitationCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5836,10 +6575,15 @@ function e_ClientAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((x === null || e_TerminalAuthCapabilities(x)))) return false;
+        if (!((x === null || e_TerminalAuthCapabilities(x)))) {
+          if (tolerant.TerminalAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5855,7 +6599,9 @@ function e_TerminalAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5871,13 +6617,21 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5893,7 +6647,9 @@ function e_ElicitationFormCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5909,7 +6665,9 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5930,7 +6688,9 @@ function e_LoginAuthRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5946,7 +6706,9 @@ function e_ListProvidersRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5987,7 +6749,9 @@ function e_SetProviderRequest(v: any): boolean {
         if (!(e_SetProviderRequest_headers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6008,7 +6772,9 @@ function e_DisableProviderRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6024,7 +6790,9 @@ function e_LogoutAuthRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6040,7 +6808,9 @@ function e_AuthStatusRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6079,7 +6849,9 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6117,7 +6889,9 @@ function e_McpServerHttpVariant(v: any): boolean {
         if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6143,7 +6917,9 @@ function e_McpServerAcpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6175,7 +6951,9 @@ function e_McpServerStdioVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6215,7 +6993,9 @@ function e_HttpHeader(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6243,7 +7023,9 @@ function e_McpServerHttp(v: any): boolean {
         if (!(x !== null && e_McpServerHttpVariant_headers(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6268,7 +7050,9 @@ function e_McpServerAcp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6299,7 +7083,9 @@ function e_McpServerStdio(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6324,7 +7110,9 @@ function e_SystemPrompt(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6353,7 +7141,9 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6378,7 +7168,9 @@ function e_DeleteSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6412,7 +7204,9 @@ function e_ForkSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6433,7 +7227,9 @@ function e_ArchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6454,7 +7250,9 @@ function e_UnarchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6475,7 +7273,9 @@ function e_SessionStatusRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6500,7 +7300,9 @@ function e_SetSessionTitleRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6537,7 +7339,9 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6554,7 +7358,9 @@ function e_ReplayFromStartVariant(v: any): boolean {
       case "type":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6581,7 +7387,9 @@ function e_ReplayFromStart(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6602,7 +7410,9 @@ function e_CloseSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6627,7 +7437,9 @@ function e_CancelToolCallRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6652,7 +7464,9 @@ function e_CancelTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6743,7 +7557,9 @@ function e_PromptRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6803,7 +7619,9 @@ function e_RequestPermissionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6820,7 +7638,9 @@ function e_RequestPermissionOutcomeCancelled(v: any): boolean {
       case "outcome":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6842,7 +7662,9 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6871,7 +7693,9 @@ function e_CancelledPermissionOutcome(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6892,7 +7716,9 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6992,7 +7818,9 @@ function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -7072,7 +7900,9 @@ function e_CancelSessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -7104,7 +7934,9 @@ function e_MessageMcpNotification(v: any): boolean {
         if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -7125,7 +7957,9 @@ function e_CancelRequestNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -7188,7 +8022,9 @@ function e_ProxySuccessorRequest(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -7286,7 +8122,9 @@ function e_ProxySuccessorNotification(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_RequestPermissionRequest__meta(x)))) return false;
+        if (!((x === null || e_RequestPermissionRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
