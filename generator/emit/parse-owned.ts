@@ -21,7 +21,7 @@
  */
 import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, ownSet, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
+import { refsWithin, withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -52,8 +52,12 @@ const MODULE_DOC = [
 const FROM_TEXT = "fromText";
 
 class ExactWriter extends DecodeWriter {
+  /** Defs some other def refers to. */
+  private readonly referenced: ReadonlySet<string>;
+
   constructor(model: SurfaceModel) {
     super(model, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
+    this.referenced = new Set(model.ir.defs.flatMap((d) => refsWithin(d.node).filter((r) => r !== d.name)));
   }
 
   protected override entries(): Code[] {
@@ -72,61 +76,78 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    return this.ownedFunction(def, "", code`value: unknown`, [code`const exact = ${name(`e_${def.name}`)}(value);`], code`(value)`);
+    return this.ownedFunction(def, "", code`value: unknown`, (test) => [code`const exact = ${test};`], code`(value)`);
   }
 
   protected askingWrapper(def: Def): Code {
-    const check = [code`let exact: boolean;`, ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`)];
+    const check = (test: Code) => [code`let exact: boolean;`, ...this.whileAsked(code`exact = ${test};`)];
     return this.ownedFunction(def, "For", code`method: string, value: unknown`, check, code`(method, value)`);
   }
 
   /**
-   * `parseOwned_X<suffix>`: `check` declares and sets `exact`, the unknown keys it noted are
-   * settled (an envelope's top object rebuilt by its `o_` function), and the copying parser
-   * (`tolerant.X<suffix>`, called with `args`) decodes whatever must be copied.
+   * `parseOwned_X<suffix>`: `check(test)` declares `exact` and sets it to `test` (the def's
+   * check of `value`), the unknown keys it noted are settled, and the copying parser
+   * (`tolerant.X<suffix>`, called with `args`) decodes whatever must be copied. A JSON-RPC
+   * envelope's top object is checked by its fields and handed out rebuilt (`envelope`).
    */
-  private ownedFunction(def: Def, suffix: string, params: Code, check: readonly Code[], args: Code): Code {
+  private ownedFunction(def: Def, suffix: string, params: Code, check: (test: Code) => readonly Code[], args: Code): Code {
     const fn = `${def.name}${suffix}`;
     const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
-    const rebuild = this.envelopeRebuild(def);
+    const envelope = this.envelope(def);
+    const kept = envelope ? code`${envelope.rebuild}(kept)` : code`kept`;
     return code`${comment}${block(code`function ${name(`parseOwned_${fn}`)}(${params}): Result<${type}>`, [
       code`rt.beginOwned();`,
-      ...check,
-      rebuild ? code`const kept = rt.settleUnknown(exact, value, ${rebuild});` : code`const kept = rt.settleUnknown(exact, value);`,
-      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(fn)}${args};`,
+      ...check(envelope?.check ?? code`${name(`e_${def.name}`)}(value)`),
+      code`const kept = rt.settleUnknown(exact, value);`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: ${kept} as ${type} } : tolerant.${name(fn)}${args};`,
     ])}`;
   }
 
   /**
-   * `o_X(v)` of a JSON-RPC envelope, whose top object always has a key no schema type
-   * declares (`jsonrpc`): a fresh object of the members its check accounted for, stored in
-   * field order as the copying parser stores them, by named stores (the generic rebuild's
-   * stores by variable key cost more than the rest of a short line's check). The checked
-   * object is the def itself or, for a union (a response: result or error), its first
-   * alternative that is not a scalar: the one whose check `e_X` answers with.
+   * A JSON-RPC envelope (a field routed by method) whose top object always has a key no
+   * schema type declares (`jsonrpc`): its `check` reads the declared fields by name (the
+   * key count `k_`, no pass over the top's keys), and `rebuild`, `o_X(v)`, makes the fresh
+   * top object of those fields, stored in field order as the copying parser stores them, so
+   * whatever else the top holds is dropped (S29) without being looked at. The checked object
+   * is the def itself or, for a union (a response: result or error), its first alternative
+   * that is not a scalar: the one `e_X` answers with. Not for envelopes with a field dropped
+   * in place (S23): the rebuild would copy it back.
    */
-  private envelopeRebuild(def: Def): Code | undefined {
+  private envelope(def: Def): { check: Code; rebuild: Code } | undefined {
     const node = this.checkedObject(def.node);
-    // A field dropped in place (S23) must not be copied back: such envelopes keep the generic rebuild.
     if (node?.kind !== "object" || node.mixin || node.keepsUnknown || node.fields.some((f) => f.tolerance.defaultOnError)) return undefined;
     if (!node.fields.some((f) => methodDispatch(withoutNull(f.node), this.defs))) return undefined;
     const OUT = name("out");
     const copies = node.fields.flatMap((f) => [code`x = ${own(V, f.name)};`, code`if (x !== undefined) ${ownSet(OUT, f.name, X)};`]);
     const body = [code`const out: any = {};`, code`let x: any;`, ...copies, code`return out;`];
-    return this.pool.rooted(def.name, () => this.pool.intern("o_", block(code`(v: any): object`, body)));
+    return this.pool.rooted(def.name, () => {
+      const option = this.checkedOption(def.node);
+      const count = option ? this.pool.within(option.name, () => this.counter(option.node)) : this.defCounter(def);
+      return { check: code`rt.isObject(value) && ${count}(value) >= 0`, rebuild: this.pool.intern("o_", block(code`(v: any): object`, body)) };
+    });
   }
 
-  /** The object node whose key pass runs on a value checked as `node`: itself, or a union's first non-scalar alternative. */
+  /** The alternative a union's check answers with: its first that is not a scalar (`undefined` for other nodes). */
+  private checkedOption(node: Node): UnionNode["options"][number] | undefined {
+    const target = this.resolve(node);
+    return target.kind === "union" ? target.options.find((o) => !isScalar(o.node)) : undefined;
+  }
+
+  /** The object node whose check runs on a value checked as `node`: itself, or `checkedOption`'s. */
   private checkedObject(node: Node): Node | undefined {
     const target = this.resolve(node);
     if (target.kind !== "union") return target;
-    const first = target.options.find((o) => !isScalar(o.node));
-    return first && this.resolve(first.node);
+    const option = this.checkedOption(target);
+    return option && this.resolve(option.node);
   }
 
-  /** `e_X` for every def; object-shaped defs that need one also get `k_X`, their key count. */
+  /**
+   * `e_X` for every def but a JSON-RPC envelope no other type refers to (its wrapper checks it by
+   * `envelope`); object-shaped defs that need one also get `k_X`, their key count.
+   */
   protected definition(def: Def): void {
+    if (this.envelope(def) && !this.referenced.has(def.name)) return;
     const check = `e_${def.name}`;
     const node = def.node;
     const body = isObjectShaped(node) ? this.objectBody(node, () => this.defCounter(def)) : this.body(node);
@@ -272,11 +293,7 @@ class ExactWriter extends DecodeWriter {
         const test = this.fieldTest(f, siblings);
         if (f.required) required++;
         if (test) tested = true;
-        const kept = test && this.keptWhenMalformed(f);
-        // S23: a malformed optional value the parser drops goes in place, like an unknown key.
-        const guard = kept && kept !== NEVER ? [code`if (${kept}) return false;`] : [];
-        const onBad = kept ? block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]) : code`if (!(${test})) return false;`;
-        const steps = [...(test ? [onBad] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
+        const steps = [...(test ? [this.onBad(f, test)] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
         cases.push(clause(code`case ${f.name}:`, steps));
       }
     }
@@ -309,6 +326,14 @@ class ExactWriter extends DecodeWriter {
     const keepsUnknown = payload?.kind === "object" && payload.keepsUnknown;
     const check = this.pool.rooted(variant.name, () => this.pool.intern("e_", block(CHECK, this.keyPass(groups, [tag], keepsUnknown))));
     return code`${check}(v)`;
+  }
+
+  /** What a key pass does when the value of `f` fails `test`: answer no, or (S23) drop the key in place, like an unknown key. */
+  private onBad(f: Field, test: Code): Code {
+    const kept = this.keptWhenMalformed(f);
+    if (!kept) return code`if (!(${test})) return false;`;
+    const guard = kept !== NEVER ? [code`if (${kept}) return false;`] : [];
+    return block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]);
   }
 
   /**

@@ -354,33 +354,29 @@ export function noteUnknown(value: object, key: string): void {
  * `value`, while `value` itself, should it have some (the `jsonrpc` of a
  * JSON-RPC line: no schema type declares it), is replaced by a fresh object
  * holding its other members, in order (a `delete` there would turn every
- * line's top object into a dictionary, much dearer): `rebuild(value)` when
- * given (a JSON-RPC envelope's generated `o_X`: its declared members in field
- * order), else its other members in wire order. A check never backtracks
+ * line's top object into a dictionary, much dearer; a JSON-RPC envelope's
+ * wrapper rebuilds its top itself and notes nothing there). A check never backtracks
  * (any "no" ends it), and the custom variant's mixin is not checked by key, so
  * every noted key belongs to a part that holds. `__proto__` goes like any
  * other key (S34).
  */
-export function settleUnknown<V>(held: boolean, value: V, rebuild?: (value: V) => object): V | typeof UNSETTLED {
+export function settleUnknown<V>(held: boolean, value: V): V | typeof UNSETTLED {
   const n = noted;
   noted = 0;
   if (n === 0) return held ? value : UNSETTLED;
-  let ownUnknown = false;
-  let skip: unknown[] | undefined; // the top's unknown keys, for the generic rebuild only
+  let ownUnknown: unknown[] | undefined;
   let deleted = true;
   for (let i = 0; i < n; i += 2) {
     const target = unknownKeys[i] as Record<string, unknown>;
     const key = unknownKeys[i + 1] as string;
     unknownKeys[i] = unknownKeys[i + 1] = undefined; // slots are reused, not shrunk (a length change is a runtime call)
     if (!held) continue;
-    if (target !== value) deleted = Reflect.deleteProperty(target, key) && deleted;
-    else if (rebuild) ownUnknown = true;
-    else (skip ??= []).push(key);
+    if (target === value) (ownUnknown ??= []).push(key);
+    else if (!Reflect.deleteProperty(target, key)) deleted = false;
   }
   if (unknownKeys.length > KEPT_SLOTS) unknownKeys.length = 0;
   if (!held || !deleted) return UNSETTLED;
-  if (ownUnknown) return rebuild!(value) as V;
-  return skip ? (withoutKeys(value as Record<string, unknown>, skip) as V) : value;
+  return ownUnknown ? (withoutKeys(value as Record<string, unknown>, ownUnknown) as V) : value;
 }
 
 /** A fresh object with the own members of `value` but `skip`, in order (S34: every key stays data); linear in the keys. */

@@ -46,29 +46,24 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function o_AgentRequest(v: any): object {
@@ -2002,30 +1997,19 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_AgentResponse(v: any): boolean {
-  return e_AgentResponse_AgentResponseResult(v);
+function k_AgentResponse_AgentResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function o_AgentResponse(v: any): object {
@@ -3187,25 +3171,19 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function o_AgentNotification(v: any): object {
@@ -4228,29 +4206,24 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function e_InitializeRequest(v: any): boolean {
@@ -5059,30 +5032,19 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
   }
 }
 
-function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_ClientResponse(v: any): boolean {
-  return e_ClientResponse_ClientResponseResult(v);
+function k_ClientResponse_ClientResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function e_WriteTextFileResponse(v: any): boolean {
@@ -5464,25 +5426,19 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function e_CancelNotification(v: any): boolean {
@@ -5538,9 +5494,9 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const exact = e_AgentRequest(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = rt.isObject(value) && k_AgentRequest(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
@@ -6098,9 +6054,9 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const exact = e_AgentResponse(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
@@ -6111,12 +6067,12 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_AgentResponse(value);
+    exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
@@ -6594,9 +6550,9 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const exact = e_AgentNotification(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = rt.isObject(value) && k_AgentNotification(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
@@ -6864,9 +6820,9 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const exact = e_ClientRequest(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = rt.isObject(value) && k_ClientRequest(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
@@ -7154,9 +7110,9 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const exact = e_ClientResponse(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
@@ -7167,12 +7123,12 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_ClientResponse(value);
+    exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
@@ -7320,9 +7276,9 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const exact = e_ClientNotification(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = rt.isObject(value) && k_ClientNotification(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**

@@ -34,29 +34,24 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function o_AgentRequest(v: any): object {
@@ -2208,30 +2203,19 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_AgentResponse(v: any): boolean {
-  return e_AgentResponse_AgentResponseResult(v);
+function k_AgentResponse_AgentResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function o_AgentResponse(v: any): object {
@@ -4561,25 +4545,19 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function o_AgentNotification(v: any): object {
@@ -6481,29 +6459,24 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function e_InitializeRequest(v: any): boolean {
@@ -7582,30 +7555,19 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
   }
 }
 
-function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_ClientResponse(v: any): boolean {
-  return e_ClientResponse_ClientResponseResult(v);
+function k_ClientResponse_ClientResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function e_RequestPermissionResponse(v: any): boolean {
@@ -7868,25 +7830,19 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function e_CancelSessionNotification(v: any): boolean {
@@ -7980,29 +7936,24 @@ function d_ProxyRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ProxyRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ProxyRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function e_InitializeProxyRequest(v: any): boolean {
@@ -8045,30 +7996,19 @@ function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_ProxyResponse(v: any): boolean {
-  return e_ProxyResponse_ProxyResponseResult(v);
+function k_ProxyResponse_ProxyResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function e_InitializeProxyResponse(v: any): boolean {
@@ -8088,25 +8028,19 @@ function d_ProxyNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ProxyNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ProxyNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function e_ProxySuccessorNotification(v: any): boolean {
@@ -8141,9 +8075,9 @@ let askedMethod: string | undefined;
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const exact = e_AgentRequest(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
+  const exact = rt.isObject(value) && k_AgentRequest(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
@@ -8801,9 +8735,9 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const exact = e_AgentResponse(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
+  const exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
@@ -8814,12 +8748,12 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_AgentResponse(value);
+    exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
@@ -9737,9 +9671,9 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const exact = e_AgentNotification(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
+  const exact = rt.isObject(value) && k_AgentNotification(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
@@ -10177,9 +10111,9 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const exact = e_ClientRequest(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
+  const exact = rt.isObject(value) && k_ClientRequest(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
@@ -10557,9 +10491,9 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const exact = e_ClientResponse(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
+  const exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
@@ -10570,12 +10504,12 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_ClientResponse(value);
+    exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
@@ -10673,9 +10607,9 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const exact = e_ClientNotification(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
+  const exact = rt.isObject(value) && k_ClientNotification(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
@@ -10713,9 +10647,9 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
-  const exact = e_ProxyRequest(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentRequest);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  const exact = rt.isObject(value) && k_ProxyRequest(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
@@ -10743,9 +10677,9 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
-  const exact = e_ProxyResponse(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  const exact = rt.isObject(value) && k_ProxyResponse_ProxyResponseResult(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
@@ -10756,12 +10690,12 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_ProxyResponse(value);
+    exact = rt.isObject(value) && k_ProxyResponse_ProxyResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
-  const kept = rt.settleUnknown(exact, value, o_AgentResponse);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
@@ -10789,9 +10723,9 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
-  const exact = e_ProxyNotification(value);
-  const kept = rt.settleUnknown(exact, value, o_AgentNotification);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  const exact = rt.isObject(value) && k_ProxyNotification(value) >= 0;
+  const kept = rt.settleUnknown(exact, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
