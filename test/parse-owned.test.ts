@@ -55,11 +55,12 @@ describe("parseOwned equals parse (differential)", () => {
       if (compare("v2/unstable", route.def, line, (m) => routeOf(m)!.value)) kept++;
     }
     expect(routed).toBe(lines.length);
-    // The corpus is ~95% regular messages; the owned path must not copy those.
-    expect(kept / routed).toBeGreaterThan(0.9);
+    // The corpus is ~95% regular messages; the owned path must not copy those, nor the ones
+    // whose only change is a malformed optional value dropped (S23): 19,666 of 20,000 (was 19,158).
+    expect(kept / routed).toBeGreaterThan(0.97);
   }, 120_000);
 
-  it("on every request and notification line as a whole (envelope by method), mostly without a copy: `jsonrpc` deleted in place", () => {
+  it("on every request and notification line as a whole (envelope by method), mostly without a copy: a fresh top object without `jsonrpc`", () => {
     const { lines } = routedCorpus();
     let envelopes = 0;
     let kept = 0;
@@ -70,7 +71,7 @@ describe("parseOwned equals parse (differential)", () => {
       if (compare("v2/unstable", envelope, line)) kept++;
     }
     expect(envelopes).toBeGreaterThan(lines.length * 0.9);
-    expect(kept / envelopes).toBeGreaterThan(0.9);
+    expect(kept / envelopes).toBeGreaterThan(0.97); // 19,397 of 19,731
   }, 120_000);
 
   for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {

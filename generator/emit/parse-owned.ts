@@ -2,22 +2,24 @@
  * emitParseOwned: IR -> `parse-owned.ts` of one surface, the owned-tree decode
  * path. `parseOwned.X(value)` takes a value its caller owns, typically the tree
  * `JSON.parse` just made of a JSON-RPC line: when the tolerant parser would
- * return that tree with at most unknown properties dropped (every value fits,
- * nothing to forgive), it deletes those properties in place and returns the
- * tree, with no copy (unknown keys of the top object itself, such as a line's
- * `jsonrpc`, give a fresh top object holding its other members: cheaper than a
- * `delete`); otherwise `parse.X` runs on the untouched value, so the result
- * always equals `parse.X(value)` (keys in wire order).
+ * return that tree with at most properties dropped (unknown ones, S29, and
+ * optional ones with a malformed value, S23; nothing else to forgive), it
+ * deletes those properties in place and returns the tree, with no copy (such
+ * keys of the top object itself give a fresh top object holding its other
+ * members: cheaper than a `delete`); otherwise `parse.X` runs on the untouched
+ * value, so the result always equals `parse.X(value)` (keys in wire order).
  *
- * The generated `e_X(v)` says "parse.X(v) would equal v, less the unknown keys
- * it noted". It mirrors the parser's choices (tags, first-decoding
- * alternative, envelopes by method, tolerance keywords) but only ever answers
- * yes when that is certain; every doubt answers no and costs a copy, never a
- * wrong value. It never backtracks: any no ends the whole check. Objects are
- * checked by one `for in` over their keys, each key's value tested in its
- * `case`; where a mixin or a key shared by two parts makes that unsure, a key
- * count (`k_X(v)`: `-1` for no, `Infinity` when every key is kept raw) is
- * compared with the keys the object has (S29).
+ * The generated `e_X(v)` says "parse.X(v) would equal v, less the keys it
+ * noted". A JSON-RPC envelope's top is checked by its fields (`k_X`) and
+ * rebuilt of them (`o_X`), so its `jsonrpc` is never looked at. The check
+ * mirrors the parser's choices (tags, first-decoding alternative, envelopes by
+ * method, tolerance keywords) but only ever answers yes when that is certain;
+ * every doubt answers no and costs a copy, never a wrong value. It never
+ * backtracks: any no ends the whole check. Objects are checked by one `for in`
+ * over their keys, each key's value tested in its `case`; where a mixin or a
+ * key shared by two parts makes that unsure, a key count (`k_X(v)`: `-1` for
+ * no, `Infinity` when every key is kept raw) is compared with the keys the
+ * object has (S29).
  */
 import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, ownSet, type Code } from "../code.js";
@@ -38,9 +40,11 @@ const MODULE_DOC = [
   "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
   "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-  "at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown",
-  "keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other",
-  "members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
+  "at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then",
+  "deleted from `value` in place, and such keys of `value` itself give a fresh object holding its",
+  "other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed",
+  "out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.",
+  "Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
   "a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by",
   "`JSON.parse` are own properties and stay plain data (S34).",
   "",
@@ -92,15 +96,16 @@ class ExactWriter extends DecodeWriter {
    */
   private ownedFunction(def: Def, suffix: string, params: Code, check: (test: Code) => readonly Code[], args: Code): Code {
     const fn = `${def.name}${suffix}`;
-    const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
-    const type = code`T.${name(def.name)}`;
     const envelope = this.envelope(def);
-    const kept = envelope ? code`${envelope.rebuild}(kept)` : code`kept`;
+    const kept = envelope ? "a fresh top object of its declared members, holding the rest of `value`" : "`value` itself";
+    const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: ${kept} (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.`]);
+    const type = code`T.${name(def.name)}`;
+    const value = envelope ? code`${envelope.rebuild}(kept)` : code`kept`;
     return code`${comment}${block(code`function ${name(`parseOwned_${fn}`)}(${params}): Result<${type}>`, [
       code`rt.beginOwned();`,
       ...check(envelope?.check ?? code`${name(`e_${def.name}`)}(value)`),
       code`const kept = rt.settleUnknown(exact, value);`,
-      code`return kept !== rt.UNSETTLED ? { ok: true, value: ${kept} as ${type} } : tolerant.${name(fn)}${args};`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: ${value} as ${type} } : tolerant.${name(fn)}${args};`,
     ])}`;
   }
 

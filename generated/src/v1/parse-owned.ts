@@ -5,9 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
- * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
- * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then
+ * deleted from `value` in place, and such keys of `value` itself give a fresh object holding its
+ * other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed
+ * out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.
+ * Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
  * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
  * `JSON.parse` are own properties and stay plain data (S34).
  *
@@ -5490,7 +5492,7 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
@@ -5500,7 +5502,7 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
@@ -5510,7 +5512,7 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   rt.beginOwned();
@@ -5520,7 +5522,7 @@ function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFile
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
@@ -5530,7 +5532,7 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   rt.beginOwned();
@@ -5540,7 +5542,7 @@ function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRe
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
@@ -5550,7 +5552,7 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
@@ -5560,7 +5562,7 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
@@ -5570,7 +5572,7 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
@@ -5580,7 +5582,7 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
@@ -5590,7 +5592,7 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
@@ -5600,7 +5602,7 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
@@ -5610,7 +5612,7 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
@@ -5620,7 +5622,7 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
@@ -5630,7 +5632,7 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
@@ -5640,7 +5642,7 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
@@ -5650,7 +5652,7 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
@@ -5660,7 +5662,7 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
@@ -5670,7 +5672,7 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
@@ -5680,7 +5682,7 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
@@ -5690,7 +5692,7 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
@@ -5700,7 +5702,7 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
@@ -5710,7 +5712,7 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
@@ -5720,7 +5722,7 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
@@ -5730,7 +5732,7 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
@@ -5740,7 +5742,7 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
@@ -5750,7 +5752,7 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
@@ -5760,7 +5762,7 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
@@ -5770,7 +5772,7 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
@@ -5780,7 +5782,7 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
@@ -5790,7 +5792,7 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   rt.beginOwned();
@@ -5800,7 +5802,7 @@ function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTermin
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
@@ -5810,7 +5812,7 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   rt.beginOwned();
@@ -5820,7 +5822,7 @@ function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutp
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   rt.beginOwned();
@@ -5830,7 +5832,7 @@ function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerm
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   rt.beginOwned();
@@ -5840,7 +5842,7 @@ function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitFor
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   rt.beginOwned();
@@ -5850,7 +5852,7 @@ function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRe
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
@@ -5860,7 +5862,7 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
@@ -5870,7 +5872,7 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
@@ -5880,7 +5882,7 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
@@ -5890,7 +5892,7 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
@@ -5900,7 +5902,7 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
@@ -5910,7 +5912,7 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
@@ -5920,7 +5922,7 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
@@ -5930,7 +5932,7 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
@@ -5940,7 +5942,7 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
@@ -5950,7 +5952,7 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
@@ -5960,7 +5962,7 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
@@ -5970,7 +5972,7 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
@@ -5980,7 +5982,7 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
@@ -5990,7 +5992,7 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
@@ -6000,7 +6002,7 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
@@ -6010,7 +6012,7 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
@@ -6020,7 +6022,7 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
@@ -6030,7 +6032,7 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
@@ -6040,7 +6042,7 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
@@ -6050,7 +6052,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -6060,7 +6062,7 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -6076,7 +6078,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
@@ -6086,7 +6088,7 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
@@ -6096,7 +6098,7 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
@@ -6106,7 +6108,7 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
@@ -6116,7 +6118,7 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
@@ -6126,7 +6128,7 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
@@ -6136,7 +6138,7 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   rt.beginOwned();
@@ -6146,7 +6148,7 @@ function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionLis
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
@@ -6156,7 +6158,7 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
@@ -6166,7 +6168,7 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   rt.beginOwned();
@@ -6176,7 +6178,7 @@ function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionR
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   rt.beginOwned();
@@ -6186,7 +6188,7 @@ function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCl
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
@@ -6196,7 +6198,7 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   rt.beginOwned();
@@ -6206,7 +6208,7 @@ function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilit
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
@@ -6216,7 +6218,7 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
@@ -6226,7 +6228,7 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
@@ -6236,7 +6238,7 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
@@ -6246,7 +6248,7 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
@@ -6256,7 +6258,7 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   rt.beginOwned();
@@ -6266,7 +6268,7 @@ function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateR
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   rt.beginOwned();
@@ -6276,7 +6278,7 @@ function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
@@ -6286,7 +6288,7 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   rt.beginOwned();
@@ -6296,7 +6298,7 @@ function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState>
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   rt.beginOwned();
@@ -6306,7 +6308,7 @@ function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   rt.beginOwned();
@@ -6316,7 +6318,7 @@ function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
@@ -6326,7 +6328,7 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
@@ -6336,7 +6338,7 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
@@ -6346,7 +6348,7 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
@@ -6356,7 +6358,7 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
@@ -6366,7 +6368,7 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
@@ -6376,7 +6378,7 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
@@ -6386,7 +6388,7 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
@@ -6396,7 +6398,7 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
@@ -6406,7 +6408,7 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
@@ -6416,7 +6418,7 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   rt.beginOwned();
@@ -6426,7 +6428,7 @@ function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionRes
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
@@ -6436,7 +6438,7 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
@@ -6446,7 +6448,7 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
@@ -6456,7 +6458,7 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
@@ -6466,7 +6468,7 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
@@ -6476,7 +6478,7 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   rt.beginOwned();
@@ -6486,7 +6488,7 @@ function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionM
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
@@ -6496,7 +6498,7 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
@@ -6506,7 +6508,7 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   rt.beginOwned();
@@ -6516,7 +6518,7 @@ function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
@@ -6526,7 +6528,7 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
@@ -6536,7 +6538,7 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
@@ -6546,7 +6548,7 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
@@ -6556,7 +6558,7 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   rt.beginOwned();
@@ -6566,7 +6568,7 @@ function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotific
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
@@ -6576,7 +6578,7 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
@@ -6586,7 +6588,7 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
@@ -6596,7 +6598,7 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   rt.beginOwned();
@@ -6606,7 +6608,7 @@ function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
@@ -6616,7 +6618,7 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
@@ -6626,7 +6628,7 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
@@ -6636,7 +6638,7 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   rt.beginOwned();
@@ -6646,7 +6648,7 @@ function parseOwned_Plan(value: unknown): Result<T.Plan> {
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
@@ -6656,7 +6658,7 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
@@ -6666,7 +6668,7 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   rt.beginOwned();
@@ -6676,7 +6678,7 @@ function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.Unstructu
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
@@ -6686,7 +6688,7 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   rt.beginOwned();
@@ -6696,7 +6698,7 @@ function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdat
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
@@ -6706,7 +6708,7 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
@@ -6716,7 +6718,7 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
@@ -6726,7 +6728,7 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
@@ -6736,7 +6738,7 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
@@ -6746,7 +6748,7 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
@@ -6756,7 +6758,7 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
@@ -6766,7 +6768,7 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
@@ -6776,7 +6778,7 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
@@ -6786,7 +6788,7 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
@@ -6796,7 +6798,7 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
@@ -6806,7 +6808,7 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
@@ -6816,7 +6818,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
@@ -6826,7 +6828,7 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
@@ -6836,7 +6838,7 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
@@ -6846,7 +6848,7 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   rt.beginOwned();
@@ -6856,7 +6858,7 @@ function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemC
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   rt.beginOwned();
@@ -6866,7 +6868,7 @@ function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSe
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   rt.beginOwned();
@@ -6876,7 +6878,7 @@ function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionC
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   rt.beginOwned();
@@ -6886,7 +6888,7 @@ function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.S
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   rt.beginOwned();
@@ -6896,7 +6898,7 @@ function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.Bo
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   rt.beginOwned();
@@ -6906,7 +6908,7 @@ function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilit
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   rt.beginOwned();
@@ -6916,7 +6918,7 @@ function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities>
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
@@ -6926,7 +6928,7 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
@@ -6936,7 +6938,7 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
@@ -6946,7 +6948,7 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   rt.beginOwned();
@@ -6956,7 +6958,7 @@ function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRe
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   rt.beginOwned();
@@ -6966,7 +6968,7 @@ function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
@@ -6976,7 +6978,7 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
@@ -6986,7 +6988,7 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
@@ -6996,7 +6998,7 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
@@ -7006,7 +7008,7 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   rt.beginOwned();
@@ -7016,7 +7018,7 @@ function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
@@ -7026,7 +7028,7 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   rt.beginOwned();
@@ -7036,7 +7038,7 @@ function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequ
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
@@ -7046,7 +7048,7 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
@@ -7056,7 +7058,7 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
@@ -7066,7 +7068,7 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
@@ -7076,7 +7078,7 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   rt.beginOwned();
@@ -7086,7 +7088,7 @@ function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionMo
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
@@ -7096,7 +7098,7 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
@@ -7106,7 +7108,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -7116,7 +7118,7 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -7132,7 +7134,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   rt.beginOwned();
@@ -7142,7 +7144,7 @@ function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFil
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   rt.beginOwned();
@@ -7152,7 +7154,7 @@ function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileR
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
@@ -7162,7 +7164,7 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
@@ -7172,7 +7174,7 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
@@ -7182,7 +7184,7 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   rt.beginOwned();
@@ -7192,7 +7194,7 @@ function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTermi
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   rt.beginOwned();
@@ -7202,7 +7204,7 @@ function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOut
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
@@ -7212,7 +7214,7 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   rt.beginOwned();
@@ -7222,7 +7224,7 @@ function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTer
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   rt.beginOwned();
@@ -7232,7 +7234,7 @@ function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitFo
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   rt.beginOwned();
@@ -7242,7 +7244,7 @@ function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalR
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
@@ -7252,7 +7254,7 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
@@ -7262,7 +7264,7 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
@@ -7272,7 +7274,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
@@ -7282,7 +7284,7 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   rt.beginOwned();
@@ -7292,7 +7294,7 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();

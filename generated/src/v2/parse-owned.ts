@@ -5,9 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
- * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
- * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then
+ * deleted from `value` in place, and such keys of `value` itself give a fresh object holding its
+ * other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed
+ * out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.
+ * Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
  * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
  * `JSON.parse` are own properties and stay plain data (S34).
  *
@@ -6233,7 +6235,7 @@ function e_CancelRequestNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
@@ -6243,7 +6245,7 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
@@ -6253,7 +6255,7 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
@@ -6263,7 +6265,7 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
@@ -6273,7 +6275,7 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
   rt.beginOwned();
@@ -6283,7 +6285,7 @@ function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
@@ -6293,7 +6295,7 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
@@ -6303,7 +6305,7 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
@@ -6313,7 +6315,7 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
@@ -6323,7 +6325,7 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
@@ -6333,7 +6335,7 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
@@ -6343,7 +6345,7 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
@@ -6353,7 +6355,7 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
@@ -6363,7 +6365,7 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
@@ -6373,7 +6375,7 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
   rt.beginOwned();
@@ -6383,7 +6385,7 @@ function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
@@ -6393,7 +6395,7 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
@@ -6403,7 +6405,7 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
   rt.beginOwned();
@@ -6413,7 +6415,7 @@ function parseOwned_Icon(value: unknown): Result<T.Icon> {
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
   rt.beginOwned();
@@ -6423,7 +6425,7 @@ function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
@@ -6433,7 +6435,7 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
@@ -6443,7 +6445,7 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
@@ -6453,7 +6455,7 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
@@ -6463,7 +6465,7 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
@@ -6473,7 +6475,7 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
@@ -6483,7 +6485,7 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
   rt.beginOwned();
@@ -6493,7 +6495,7 @@ function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
   rt.beginOwned();
@@ -6503,7 +6505,7 @@ function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
   rt.beginOwned();
@@ -6513,7 +6515,7 @@ function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
   rt.beginOwned();
@@ -6523,7 +6525,7 @@ function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
   rt.beginOwned();
@@ -6533,7 +6535,7 @@ function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairCha
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
   rt.beginOwned();
@@ -6543,7 +6545,7 @@ function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
   rt.beginOwned();
@@ -6553,7 +6555,7 @@ function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
@@ -6563,7 +6565,7 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
@@ -6573,7 +6575,7 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
@@ -6583,7 +6585,7 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
@@ -6593,7 +6595,7 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
   rt.beginOwned();
@@ -6603,7 +6605,7 @@ function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapab
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
   rt.beginOwned();
@@ -6613,7 +6615,7 @@ function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCal
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
   rt.beginOwned();
@@ -6623,7 +6625,7 @@ function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCall
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
   rt.beginOwned();
@@ -6633,7 +6635,7 @@ function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPe
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
@@ -6643,7 +6645,7 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
@@ -6653,7 +6655,7 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
@@ -6663,7 +6665,7 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
@@ -6673,7 +6675,7 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
@@ -6683,7 +6685,7 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
@@ -6693,7 +6695,7 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
@@ -6703,7 +6705,7 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
@@ -6713,7 +6715,7 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
@@ -6723,7 +6725,7 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
@@ -6733,7 +6735,7 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
@@ -6743,7 +6745,7 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
@@ -6753,7 +6755,7 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
@@ -6763,7 +6765,7 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
@@ -6773,7 +6775,7 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
@@ -6783,7 +6785,7 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
@@ -6793,7 +6795,7 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
@@ -6803,7 +6805,7 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
@@ -6813,7 +6815,7 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
@@ -6823,7 +6825,7 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
@@ -6833,7 +6835,7 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
@@ -6843,7 +6845,7 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
@@ -6853,7 +6855,7 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
@@ -6863,7 +6865,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -6873,7 +6875,7 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -6889,7 +6891,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
@@ -6899,7 +6901,7 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
@@ -6909,7 +6911,7 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
@@ -6919,7 +6921,7 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
@@ -6929,7 +6931,7 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
@@ -6939,7 +6941,7 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
@@ -6949,7 +6951,7 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
   rt.beginOwned();
@@ -6959,7 +6961,7 @@ function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImag
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
   rt.beginOwned();
@@ -6969,7 +6971,7 @@ function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudi
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
   rt.beginOwned();
@@ -6979,7 +6981,7 @@ function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
@@ -6989,7 +6991,7 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
   rt.beginOwned();
@@ -6999,7 +7001,7 @@ function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapab
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
   rt.beginOwned();
@@ -7009,7 +7011,7 @@ function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabil
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
@@ -7019,7 +7021,7 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
@@ -7029,7 +7031,7 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
@@ -7039,7 +7041,7 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
@@ -7049,7 +7051,7 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
@@ -7059,7 +7061,7 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
@@ -7069,7 +7071,7 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
@@ -7079,7 +7081,7 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
@@ -7089,7 +7091,7 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
   rt.beginOwned();
@@ -7099,7 +7101,7 @@ function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthRespons
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
   rt.beginOwned();
@@ -7109,7 +7111,7 @@ function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthRespo
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
@@ -7119,7 +7121,7 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
@@ -7129,7 +7131,7 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
@@ -7139,7 +7141,7 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
@@ -7149,7 +7151,7 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
@@ -7159,7 +7161,7 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
@@ -7169,7 +7171,7 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
@@ -7179,7 +7181,7 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
@@ -7189,7 +7191,7 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
@@ -7199,7 +7201,7 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
@@ -7209,7 +7211,7 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
@@ -7219,7 +7221,7 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
@@ -7229,7 +7231,7 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
@@ -7239,7 +7241,7 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
   rt.beginOwned();
@@ -7249,7 +7251,7 @@ function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput>
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
   rt.beginOwned();
@@ -7259,7 +7261,7 @@ function parseOwned_Command(value: unknown): Result<T.Command> {
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
@@ -7269,7 +7271,7 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
@@ -7279,7 +7281,7 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
   rt.beginOwned();
@@ -7289,7 +7291,7 @@ function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCurso
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
@@ -7299,7 +7301,7 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
@@ -7309,7 +7311,7 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
@@ -7319,7 +7321,7 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
   rt.beginOwned();
@@ -7329,7 +7331,7 @@ function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolC
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
   rt.beginOwned();
@@ -7339,7 +7341,7 @@ function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTermi
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
@@ -7349,7 +7351,7 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
@@ -7359,7 +7361,7 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
@@ -7369,7 +7371,7 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
@@ -7379,7 +7381,7 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
@@ -7389,7 +7391,7 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
@@ -7399,7 +7401,7 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
   rt.beginOwned();
@@ -7409,7 +7411,7 @@ function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
   rt.beginOwned();
@@ -7419,7 +7421,7 @@ function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
   rt.beginOwned();
@@ -7429,7 +7431,7 @@ function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNo
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
@@ -7439,7 +7441,7 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
   rt.beginOwned();
@@ -7449,7 +7451,7 @@ function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSe
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
@@ -7459,7 +7461,7 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
@@ -7469,7 +7471,7 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
   rt.beginOwned();
@@ -7479,7 +7481,7 @@ function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
   rt.beginOwned();
@@ -7489,7 +7491,7 @@ function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
   rt.beginOwned();
@@ -7499,7 +7501,7 @@ function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
   rt.beginOwned();
@@ -7509,7 +7511,7 @@ function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
   rt.beginOwned();
@@ -7519,7 +7521,7 @@ function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTermi
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
   rt.beginOwned();
@@ -7529,7 +7531,7 @@ function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolC
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
@@ -7539,7 +7541,7 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
@@ -7549,7 +7551,7 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
@@ -7559,7 +7561,7 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
@@ -7569,7 +7571,7 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
@@ -7579,7 +7581,7 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
   rt.beginOwned();
@@ -7589,7 +7591,7 @@ function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallConte
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
   rt.beginOwned();
@@ -7599,7 +7601,7 @@ function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
@@ -7609,7 +7611,7 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
   rt.beginOwned();
@@ -7619,7 +7621,7 @@ function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
   rt.beginOwned();
@@ -7629,7 +7631,7 @@ function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapab
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
   rt.beginOwned();
@@ -7639,7 +7641,7 @@ function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.Termina
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
   rt.beginOwned();
@@ -7649,7 +7651,7 @@ function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
   rt.beginOwned();
@@ -7659,7 +7661,7 @@ function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutput
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
@@ -7669,7 +7671,7 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
@@ -7679,7 +7681,7 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
@@ -7689,7 +7691,7 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
@@ -7699,7 +7701,7 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
@@ -7709,7 +7711,7 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
@@ -7719,7 +7721,7 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
@@ -7729,7 +7731,7 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
@@ -7739,7 +7741,7 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
@@ -7749,7 +7751,7 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
@@ -7759,7 +7761,7 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
@@ -7769,7 +7771,7 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
@@ -7779,7 +7781,7 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
@@ -7789,7 +7791,7 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
@@ -7799,7 +7801,7 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
@@ -7809,7 +7811,7 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
@@ -7819,7 +7821,7 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
@@ -7829,7 +7831,7 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
@@ -7839,7 +7841,7 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
@@ -7849,7 +7851,7 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
@@ -7859,7 +7861,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
@@ -7869,7 +7871,7 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
@@ -7879,7 +7881,7 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
@@ -7889,7 +7891,7 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
   rt.beginOwned();
@@ -7899,7 +7901,7 @@ function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthC
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
   rt.beginOwned();
@@ -7909,7 +7911,7 @@ function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalA
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
@@ -7919,7 +7921,7 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
@@ -7929,7 +7931,7 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
@@ -7939,7 +7941,7 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
   rt.beginOwned();
@@ -7949,7 +7951,7 @@ function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest>
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
   rt.beginOwned();
@@ -7959,7 +7961,7 @@ function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthReques
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
@@ -7969,7 +7971,7 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
@@ -7979,7 +7981,7 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
@@ -7989,7 +7991,7 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
@@ -7999,7 +8001,7 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
@@ -8009,7 +8011,7 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
@@ -8019,7 +8021,7 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
@@ -8029,7 +8031,7 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
@@ -8039,7 +8041,7 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
   rt.beginOwned();
@@ -8049,7 +8051,7 @@ function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
   rt.beginOwned();
@@ -8059,7 +8061,7 @@ function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
@@ -8069,7 +8071,7 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
   rt.beginOwned();
@@ -8079,7 +8081,7 @@ function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCa
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
   rt.beginOwned();
@@ -8089,7 +8091,7 @@ function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTermin
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
@@ -8099,7 +8101,7 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
@@ -8109,7 +8111,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -8119,7 +8121,7 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -8135,7 +8137,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
@@ -8145,7 +8147,7 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
@@ -8155,7 +8157,7 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
   rt.beginOwned();
@@ -8165,7 +8167,7 @@ function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.Cancell
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
@@ -8175,7 +8177,7 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
@@ -8185,7 +8187,7 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
@@ -8195,7 +8197,7 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
@@ -8205,7 +8207,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
@@ -8215,7 +8217,7 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
   rt.beginOwned();
@@ -8225,7 +8227,7 @@ function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSe
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();

@@ -5,9 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
- * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
- * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then
+ * deleted from `value` in place, and such keys of `value` itself give a fresh object holding its
+ * other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed
+ * out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.
+ * Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
  * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
  * `JSON.parse` are own properties and stay plain data (S34).
  *
@@ -7574,7 +7576,7 @@ function e_ProxySuccessorNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
@@ -7584,7 +7586,7 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
@@ -7594,7 +7596,7 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   rt.beginOwned();
@@ -7604,7 +7606,7 @@ function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFile
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
@@ -7614,7 +7616,7 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   rt.beginOwned();
@@ -7624,7 +7626,7 @@ function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRe
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
@@ -7634,7 +7636,7 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
@@ -7644,7 +7646,7 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
@@ -7654,7 +7656,7 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
@@ -7664,7 +7666,7 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
@@ -7674,7 +7676,7 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
@@ -7684,7 +7686,7 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
@@ -7694,7 +7696,7 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
@@ -7704,7 +7706,7 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
@@ -7714,7 +7716,7 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
@@ -7724,7 +7726,7 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
@@ -7734,7 +7736,7 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
@@ -7744,7 +7746,7 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
@@ -7754,7 +7756,7 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
@@ -7764,7 +7766,7 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
@@ -7774,7 +7776,7 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
@@ -7784,7 +7786,7 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
@@ -7794,7 +7796,7 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
@@ -7804,7 +7806,7 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
@@ -7814,7 +7816,7 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
@@ -7824,7 +7826,7 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
@@ -7834,7 +7836,7 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
@@ -7844,7 +7846,7 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
@@ -7854,7 +7856,7 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
@@ -7864,7 +7866,7 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
@@ -7874,7 +7876,7 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   rt.beginOwned();
@@ -7884,7 +7886,7 @@ function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTermin
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
@@ -7894,7 +7896,7 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   rt.beginOwned();
@@ -7904,7 +7906,7 @@ function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutp
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   rt.beginOwned();
@@ -7914,7 +7916,7 @@ function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerm
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   rt.beginOwned();
@@ -7924,7 +7926,7 @@ function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitFor
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   rt.beginOwned();
@@ -7934,7 +7936,7 @@ function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRe
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
@@ -7944,7 +7946,7 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
@@ -7954,7 +7956,7 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
@@ -7964,7 +7966,7 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
@@ -7974,7 +7976,7 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
@@ -7984,7 +7986,7 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
@@ -7994,7 +7996,7 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
@@ -8004,7 +8006,7 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
@@ -8014,7 +8016,7 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
@@ -8024,7 +8026,7 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
@@ -8034,7 +8036,7 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
@@ -8044,7 +8046,7 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
@@ -8054,7 +8056,7 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
@@ -8064,7 +8066,7 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
@@ -8074,7 +8076,7 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
@@ -8084,7 +8086,7 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
@@ -8094,7 +8096,7 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
@@ -8104,7 +8106,7 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
@@ -8114,7 +8116,7 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
@@ -8124,7 +8126,7 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
   rt.beginOwned();
@@ -8134,7 +8136,7 @@ function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpReques
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
   rt.beginOwned();
@@ -8144,7 +8146,7 @@ function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
   rt.beginOwned();
@@ -8154,7 +8156,7 @@ function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
@@ -8164,7 +8166,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -8174,7 +8176,7 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -8190,7 +8192,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
@@ -8200,7 +8202,7 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
@@ -8210,7 +8212,7 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
@@ -8220,7 +8222,7 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
@@ -8230,7 +8232,7 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
@@ -8240,7 +8242,7 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
@@ -8250,7 +8252,7 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   rt.beginOwned();
@@ -8260,7 +8262,7 @@ function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionLis
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
@@ -8270,7 +8272,7 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
@@ -8280,7 +8282,7 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
   rt.beginOwned();
@@ -8290,7 +8292,7 @@ function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.Se
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
   rt.beginOwned();
@@ -8300,7 +8302,7 @@ function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
   rt.beginOwned();
@@ -8310,7 +8312,7 @@ function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Res
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
   rt.beginOwned();
@@ -8320,7 +8322,7 @@ function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionFor
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
   rt.beginOwned();
@@ -8330,7 +8332,7 @@ function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
   rt.beginOwned();
@@ -8340,7 +8342,7 @@ function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionS
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
   rt.beginOwned();
@@ -8350,7 +8352,7 @@ function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTi
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   rt.beginOwned();
@@ -8360,7 +8362,7 @@ function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionR
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   rt.beginOwned();
@@ -8370,7 +8372,7 @@ function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCl
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
@@ -8380,7 +8382,7 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
   rt.beginOwned();
@@ -8390,7 +8392,7 @@ function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusC
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   rt.beginOwned();
@@ -8400,7 +8402,7 @@ function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilit
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
   rt.beginOwned();
@@ -8410,7 +8412,7 @@ function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCap
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
@@ -8420,7 +8422,7 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
@@ -8430,7 +8432,7 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
@@ -8440,7 +8442,7 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
@@ -8450,7 +8452,7 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
@@ -8460,7 +8462,7 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   rt.beginOwned();
@@ -8470,7 +8472,7 @@ function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateR
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
   rt.beginOwned();
@@ -8480,7 +8482,7 @@ function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvider
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
   rt.beginOwned();
@@ -8490,7 +8492,7 @@ function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
   rt.beginOwned();
@@ -8500,7 +8502,7 @@ function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
   rt.beginOwned();
@@ -8510,7 +8512,7 @@ function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
   rt.beginOwned();
@@ -8520,7 +8522,7 @@ function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurr
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
   rt.beginOwned();
@@ -8530,7 +8532,7 @@ function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderRes
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
   rt.beginOwned();
@@ -8540,7 +8542,7 @@ function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisablePro
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   rt.beginOwned();
@@ -8550,7 +8552,7 @@ function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
   rt.beginOwned();
@@ -8560,7 +8562,7 @@ function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusRespo
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
   rt.beginOwned();
@@ -8570,7 +8572,7 @@ function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
   rt.beginOwned();
@@ -8580,7 +8582,7 @@ function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
@@ -8590,7 +8592,7 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   rt.beginOwned();
@@ -8600,7 +8602,7 @@ function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState>
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   rt.beginOwned();
@@ -8610,7 +8612,7 @@ function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   rt.beginOwned();
@@ -8620,7 +8622,7 @@ function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
@@ -8630,7 +8632,7 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
@@ -8640,7 +8642,7 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
@@ -8650,7 +8652,7 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
@@ -8660,7 +8662,7 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
@@ -8670,7 +8672,7 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
@@ -8680,7 +8682,7 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
@@ -8690,7 +8692,7 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
@@ -8700,7 +8702,7 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
@@ -8710,7 +8712,7 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
@@ -8720,7 +8722,7 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   rt.beginOwned();
@@ -8730,7 +8732,7 @@ function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionRes
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
@@ -8740,7 +8742,7 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
@@ -8750,7 +8752,7 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
@@ -8760,7 +8762,7 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
   rt.beginOwned();
@@ -8770,7 +8772,7 @@ function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionRes
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
   rt.beginOwned();
@@ -8780,7 +8782,7 @@ function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSess
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
   rt.beginOwned();
@@ -8790,7 +8792,7 @@ function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.Unarchive
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
   rt.beginOwned();
@@ -8800,7 +8802,7 @@ function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatu
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
   rt.beginOwned();
@@ -8810,7 +8812,7 @@ function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
   rt.beginOwned();
@@ -8820,7 +8822,7 @@ function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSession
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
@@ -8830,7 +8832,7 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
@@ -8840,7 +8842,7 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   rt.beginOwned();
@@ -8850,7 +8852,7 @@ function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionM
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
@@ -8860,7 +8862,7 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
@@ -8870,7 +8872,7 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   rt.beginOwned();
@@ -8880,7 +8882,7 @@ function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
   rt.beginOwned();
@@ -8890,7 +8892,7 @@ function parseOwned_Usage(value: unknown): Result<T.Usage> {
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
@@ -8900,7 +8902,7 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
@@ -8910,7 +8912,7 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
@@ -8920,7 +8922,7 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
@@ -8930,7 +8932,7 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   rt.beginOwned();
@@ -8940,7 +8942,7 @@ function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotific
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
@@ -8950,7 +8952,7 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
@@ -8960,7 +8962,7 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
@@ -8970,7 +8972,7 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   rt.beginOwned();
@@ -8980,7 +8982,7 @@ function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
@@ -8990,7 +8992,7 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
@@ -9000,7 +9002,7 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
@@ -9010,7 +9012,7 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   rt.beginOwned();
@@ -9020,7 +9022,7 @@ function parseOwned_Plan(value: unknown): Result<T.Plan> {
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
@@ -9030,7 +9032,7 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
@@ -9040,7 +9042,7 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
@@ -9050,7 +9052,7 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
   rt.beginOwned();
@@ -9060,7 +9062,7 @@ function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
   rt.beginOwned();
@@ -9070,7 +9072,7 @@ function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
@@ -9080,7 +9082,7 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
   rt.beginOwned();
@@ -9090,7 +9092,7 @@ function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
@@ -9100,7 +9102,7 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
@@ -9110,7 +9112,7 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   rt.beginOwned();
@@ -9120,7 +9122,7 @@ function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.Unstructu
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
@@ -9130,7 +9132,7 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   rt.beginOwned();
@@ -9140,7 +9142,7 @@ function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdat
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
@@ -9150,7 +9152,7 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
@@ -9160,7 +9162,7 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
@@ -9170,7 +9172,7 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
@@ -9180,7 +9182,7 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
@@ -9190,7 +9192,7 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
@@ -9200,7 +9202,7 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
@@ -9210,7 +9212,7 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
@@ -9220,7 +9222,7 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
@@ -9230,7 +9232,7 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
@@ -9240,7 +9242,7 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
   rt.beginOwned();
@@ -9250,7 +9252,7 @@ function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.Subage
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
   rt.beginOwned();
@@ -9260,7 +9262,7 @@ function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
@@ -9270,7 +9272,7 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
@@ -9280,7 +9282,7 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
@@ -9290,7 +9292,7 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
@@ -9300,7 +9302,7 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
@@ -9310,7 +9312,7 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
   rt.beginOwned();
@@ -9320,7 +9322,7 @@ function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpd
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
   rt.beginOwned();
@@ -9330,7 +9332,7 @@ function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
   rt.beginOwned();
@@ -9340,7 +9342,7 @@ function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
   rt.beginOwned();
@@ -9350,7 +9352,7 @@ function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessage
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
@@ -9360,7 +9362,7 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
   rt.beginOwned();
@@ -9370,7 +9372,7 @@ function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthS
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
@@ -9380,7 +9382,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
@@ -9390,7 +9392,7 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
@@ -9400,7 +9402,7 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
@@ -9410,7 +9412,7 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   rt.beginOwned();
@@ -9420,7 +9422,7 @@ function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemC
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   rt.beginOwned();
@@ -9430,7 +9432,7 @@ function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSe
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   rt.beginOwned();
@@ -9440,7 +9442,7 @@ function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionC
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   rt.beginOwned();
@@ -9450,7 +9452,7 @@ function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.S
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   rt.beginOwned();
@@ -9460,7 +9462,7 @@ function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.Bo
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   rt.beginOwned();
@@ -9470,7 +9472,7 @@ function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilit
 }
 
 /**
- * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
   rt.beginOwned();
@@ -9480,7 +9482,7 @@ function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapab
 }
 
 /**
- * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
   rt.beginOwned();
@@ -9490,7 +9492,7 @@ function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities>
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   rt.beginOwned();
@@ -9500,7 +9502,7 @@ function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities>
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
@@ -9510,7 +9512,7 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
@@ -9520,7 +9522,7 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
@@ -9530,7 +9532,7 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   rt.beginOwned();
@@ -9540,7 +9542,7 @@ function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRe
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
   rt.beginOwned();
@@ -9550,7 +9552,7 @@ function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProviders
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
   rt.beginOwned();
@@ -9560,7 +9562,7 @@ function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequ
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
   rt.beginOwned();
@@ -9570,7 +9572,7 @@ function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProv
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   rt.beginOwned();
@@ -9580,7 +9582,7 @@ function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
   rt.beginOwned();
@@ -9590,7 +9592,7 @@ function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusReques
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
@@ -9600,7 +9602,7 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
@@ -9610,7 +9612,7 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
@@ -9620,7 +9622,7 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
@@ -9630,7 +9632,7 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   rt.beginOwned();
@@ -9640,7 +9642,7 @@ function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
   rt.beginOwned();
@@ -9650,7 +9652,7 @@ function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
@@ -9660,7 +9662,7 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
   rt.beginOwned();
@@ -9670,7 +9672,7 @@ function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
   rt.beginOwned();
@@ -9680,7 +9682,7 @@ function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode>
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   rt.beginOwned();
@@ -9690,7 +9692,7 @@ function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequ
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
@@ -9700,7 +9702,7 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
   rt.beginOwned();
@@ -9710,7 +9712,7 @@ function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiv
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
@@ -9720,7 +9722,7 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
   rt.beginOwned();
@@ -9730,7 +9732,7 @@ function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequ
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
   rt.beginOwned();
@@ -9740,7 +9742,7 @@ function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessi
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
   rt.beginOwned();
@@ -9750,7 +9752,7 @@ function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveS
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
   rt.beginOwned();
@@ -9760,7 +9762,7 @@ function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatus
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
   rt.beginOwned();
@@ -9770,7 +9772,7 @@ function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionT
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
@@ -9780,7 +9782,7 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
@@ -9790,7 +9792,7 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   rt.beginOwned();
@@ -9800,7 +9802,7 @@ function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionMo
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
@@ -9810,7 +9812,7 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
@@ -9820,7 +9822,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -9830,7 +9832,7 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -9846,7 +9848,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   rt.beginOwned();
@@ -9856,7 +9858,7 @@ function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFil
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   rt.beginOwned();
@@ -9866,7 +9868,7 @@ function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileR
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
@@ -9876,7 +9878,7 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
@@ -9886,7 +9888,7 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
@@ -9896,7 +9898,7 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   rt.beginOwned();
@@ -9906,7 +9908,7 @@ function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTermi
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   rt.beginOwned();
@@ -9916,7 +9918,7 @@ function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOut
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
@@ -9926,7 +9928,7 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   rt.beginOwned();
@@ -9936,7 +9938,7 @@ function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTer
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   rt.beginOwned();
@@ -9946,7 +9948,7 @@ function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitFo
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   rt.beginOwned();
@@ -9956,7 +9958,7 @@ function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalR
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
@@ -9966,7 +9968,7 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
@@ -9976,7 +9978,7 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
@@ -9986,7 +9988,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
   rt.beginOwned();
@@ -9996,7 +9998,7 @@ function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpRespo
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
   rt.beginOwned();
@@ -10006,7 +10008,7 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
@@ -10016,7 +10018,7 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   rt.beginOwned();
@@ -10026,7 +10028,7 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
   rt.beginOwned();
@@ -10036,7 +10038,7 @@ function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpN
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
@@ -10046,7 +10048,7 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
@@ -10056,7 +10058,7 @@ function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
   rt.beginOwned();
@@ -10066,7 +10068,7 @@ function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeP
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
   rt.beginOwned();
@@ -10076,7 +10078,7 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
@@ -10086,7 +10088,7 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
@@ -10102,7 +10104,7 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
   rt.beginOwned();
@@ -10112,7 +10114,7 @@ function parseOwned_InitializeProxyResponse(value: unknown): Result<T.Initialize
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
   rt.beginOwned();
@@ -10122,7 +10124,7 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
@@ -10132,7 +10134,7 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   rt.beginOwned();

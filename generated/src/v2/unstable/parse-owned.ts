@@ -5,9 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
- * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
- * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then
+ * deleted from `value` in place, and such keys of `value` itself give a fresh object holding its
+ * other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed
+ * out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.
+ * Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
  * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
  * `JSON.parse` are own properties and stay plain data (S34).
  *
@@ -8071,7 +8073,7 @@ function e_ProxySuccessorNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
@@ -8081,7 +8083,7 @@ function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
@@ -8091,7 +8093,7 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
@@ -8101,7 +8103,7 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
@@ -8111,7 +8113,7 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
 }
 
 /**
- * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
   rt.beginOwned();
@@ -8121,7 +8123,7 @@ function parseOwned_RequestPermissionSubject(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
@@ -8131,7 +8133,7 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
@@ -8141,7 +8143,7 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
@@ -8151,7 +8153,7 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
@@ -8161,7 +8163,7 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
@@ -8171,7 +8173,7 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
@@ -8181,7 +8183,7 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
@@ -8191,7 +8193,7 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
@@ -8201,7 +8203,7 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
@@ -8211,7 +8213,7 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
 }
 
 /**
- * `parse.MediaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MediaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
   rt.beginOwned();
@@ -8221,7 +8223,7 @@ function parseOwned_MediaType(value: unknown): Result<T.MediaType> {
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
@@ -8231,7 +8233,7 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
@@ -8241,7 +8243,7 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
 }
 
 /**
- * `parse.Icon(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Icon(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Icon(value: unknown): Result<T.Icon> {
   rt.beginOwned();
@@ -8251,7 +8253,7 @@ function parseOwned_Icon(value: unknown): Result<T.Icon> {
 }
 
 /**
- * `parse.IconTheme(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IconTheme(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
   rt.beginOwned();
@@ -8261,7 +8263,7 @@ function parseOwned_IconTheme(value: unknown): Result<T.IconTheme> {
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
@@ -8271,7 +8273,7 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
@@ -8281,7 +8283,7 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
@@ -8291,7 +8293,7 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
@@ -8301,7 +8303,7 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
@@ -8311,7 +8313,7 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
@@ -8321,7 +8323,7 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
 }
 
 /**
- * `parse.DiffChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
   rt.beginOwned();
@@ -8331,7 +8333,7 @@ function parseOwned_DiffChange(value: unknown): Result<T.DiffChange> {
 }
 
 /**
- * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffFileType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
   rt.beginOwned();
@@ -8341,7 +8343,7 @@ function parseOwned_DiffFileType(value: unknown): Result<T.DiffFileType> {
 }
 
 /**
- * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AbsolutePath(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
   rt.beginOwned();
@@ -8351,7 +8353,7 @@ function parseOwned_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
 }
 
 /**
- * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPathChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
   rt.beginOwned();
@@ -8361,7 +8363,7 @@ function parseOwned_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
 }
 
 /**
- * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPathPairChange(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
   rt.beginOwned();
@@ -8371,7 +8373,7 @@ function parseOwned_DiffPathPairChange(value: unknown): Result<T.DiffPathPairCha
 }
 
 /**
- * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPatch(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
   rt.beginOwned();
@@ -8381,7 +8383,7 @@ function parseOwned_DiffPatch(value: unknown): Result<T.DiffPatch> {
 }
 
 /**
- * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DiffPatchFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
   rt.beginOwned();
@@ -8391,7 +8393,7 @@ function parseOwned_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
@@ -8401,7 +8403,7 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
@@ -8411,7 +8413,7 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
@@ -8421,7 +8423,7 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
@@ -8431,7 +8433,7 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
 }
 
 /**
- * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
   rt.beginOwned();
@@ -8441,7 +8443,7 @@ function parseOwned_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapab
 }
 
 /**
- * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
   rt.beginOwned();
@@ -8451,7 +8453,7 @@ function parseOwned_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCal
 }
 
 /**
- * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
   rt.beginOwned();
@@ -8461,7 +8463,7 @@ function parseOwned_ToolCallPermissionSubject(value: unknown): Result<T.ToolCall
 }
 
 /**
- * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CommandPermissionSubject(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
   rt.beginOwned();
@@ -8471,7 +8473,7 @@ function parseOwned_CommandPermissionSubject(value: unknown): Result<T.CommandPe
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
@@ -8481,7 +8483,7 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
@@ -8491,7 +8493,7 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
@@ -8501,7 +8503,7 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
@@ -8511,7 +8513,7 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
@@ -8521,7 +8523,7 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
@@ -8531,7 +8533,7 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
@@ -8541,7 +8543,7 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
@@ -8551,7 +8553,7 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
@@ -8561,7 +8563,7 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
@@ -8571,7 +8573,7 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
@@ -8581,7 +8583,7 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
@@ -8591,7 +8593,7 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
@@ -8601,7 +8603,7 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
@@ -8611,7 +8613,7 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
@@ -8621,7 +8623,7 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
@@ -8631,7 +8633,7 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
@@ -8641,7 +8643,7 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
@@ -8651,7 +8653,7 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
@@ -8661,7 +8663,7 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
@@ -8671,7 +8673,7 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
@@ -8681,7 +8683,7 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
@@ -8691,7 +8693,7 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
   rt.beginOwned();
@@ -8701,7 +8703,7 @@ function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpReques
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
   rt.beginOwned();
@@ -8711,7 +8713,7 @@ function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
   rt.beginOwned();
@@ -8721,7 +8723,7 @@ function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
@@ -8731,7 +8733,7 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -8741,7 +8743,7 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
@@ -8757,7 +8759,7 @@ function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.A
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
@@ -8767,7 +8769,7 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
@@ -8777,7 +8779,7 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
@@ -8787,7 +8789,7 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
@@ -8797,7 +8799,7 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
@@ -8807,7 +8809,7 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
@@ -8817,7 +8819,7 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
 }
 
 /**
- * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptImageCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
   rt.beginOwned();
@@ -8827,7 +8829,7 @@ function parseOwned_PromptImageCapabilities(value: unknown): Result<T.PromptImag
 }
 
 /**
- * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptAudioCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
   rt.beginOwned();
@@ -8837,7 +8839,7 @@ function parseOwned_PromptAudioCapabilities(value: unknown): Result<T.PromptAudi
 }
 
 /**
- * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptEmbeddedContextCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
   rt.beginOwned();
@@ -8847,7 +8849,7 @@ function parseOwned_PromptEmbeddedContextCapabilities(value: unknown): Result<T.
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
@@ -8857,7 +8859,7 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
 }
 
 /**
- * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpStdioCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
   rt.beginOwned();
@@ -8867,7 +8869,7 @@ function parseOwned_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapab
 }
 
 /**
- * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpHttpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
   rt.beginOwned();
@@ -8877,7 +8879,7 @@ function parseOwned_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabil
 }
 
 /**
- * `parse.McpAcpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpAcpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilities> {
   rt.beginOwned();
@@ -8887,7 +8889,7 @@ function parseOwned_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilit
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
@@ -8897,7 +8899,7 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
@@ -8907,7 +8909,7 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
   rt.beginOwned();
@@ -8917,7 +8919,7 @@ function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.Se
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
   rt.beginOwned();
@@ -8927,7 +8929,7 @@ function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
   rt.beginOwned();
@@ -8937,7 +8939,7 @@ function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Res
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
   rt.beginOwned();
@@ -8947,7 +8949,7 @@ function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionFor
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
   rt.beginOwned();
@@ -8957,7 +8959,7 @@ function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
   rt.beginOwned();
@@ -8967,7 +8969,7 @@ function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionS
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
   rt.beginOwned();
@@ -8977,7 +8979,7 @@ function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTi
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
@@ -8987,7 +8989,7 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
   rt.beginOwned();
@@ -8997,7 +8999,7 @@ function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusC
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
   rt.beginOwned();
@@ -9007,7 +9009,7 @@ function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCap
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
@@ -9017,7 +9019,7 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
@@ -9027,7 +9029,7 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
@@ -9037,7 +9039,7 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
@@ -9047,7 +9049,7 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
@@ -9057,7 +9059,7 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
 }
 
 /**
- * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoginAuthResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
   rt.beginOwned();
@@ -9067,7 +9069,7 @@ function parseOwned_LoginAuthResponse(value: unknown): Result<T.LoginAuthRespons
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
   rt.beginOwned();
@@ -9077,7 +9079,7 @@ function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvider
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
   rt.beginOwned();
@@ -9087,7 +9089,7 @@ function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
   rt.beginOwned();
@@ -9097,7 +9099,7 @@ function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
   rt.beginOwned();
@@ -9107,7 +9109,7 @@ function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
   rt.beginOwned();
@@ -9117,7 +9119,7 @@ function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurr
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
   rt.beginOwned();
@@ -9127,7 +9129,7 @@ function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderRes
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
   rt.beginOwned();
@@ -9137,7 +9139,7 @@ function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisablePro
 }
 
 /**
- * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutAuthResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
   rt.beginOwned();
@@ -9147,7 +9149,7 @@ function parseOwned_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthRespo
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
   rt.beginOwned();
@@ -9157,7 +9159,7 @@ function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusRespo
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
   rt.beginOwned();
@@ -9167,7 +9169,7 @@ function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
   rt.beginOwned();
@@ -9177,7 +9179,7 @@ function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
@@ -9187,7 +9189,7 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
@@ -9197,7 +9199,7 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
@@ -9207,7 +9209,7 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
@@ -9217,7 +9219,7 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
@@ -9227,7 +9229,7 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
@@ -9237,7 +9239,7 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
@@ -9247,7 +9249,7 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
@@ -9257,7 +9259,7 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
@@ -9267,7 +9269,7 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
@@ -9277,7 +9279,7 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
@@ -9287,7 +9289,7 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
@@ -9297,7 +9299,7 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
@@ -9307,7 +9309,7 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
 }
 
 /**
- * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
   rt.beginOwned();
@@ -9317,7 +9319,7 @@ function parseOwned_TextCommandInput(value: unknown): Result<T.TextCommandInput>
 }
 
 /**
- * `parse.Command(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Command(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Command(value: unknown): Result<T.Command> {
   rt.beginOwned();
@@ -9327,7 +9329,7 @@ function parseOwned_Command(value: unknown): Result<T.Command> {
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
@@ -9337,7 +9339,7 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
@@ -9347,7 +9349,7 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
 }
 
 /**
- * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionListCursor(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
   rt.beginOwned();
@@ -9357,7 +9359,7 @@ function parseOwned_SessionListCursor(value: unknown): Result<T.SessionListCurso
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
@@ -9367,7 +9369,7 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
   rt.beginOwned();
@@ -9377,7 +9379,7 @@ function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionRes
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
   rt.beginOwned();
@@ -9387,7 +9389,7 @@ function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSess
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
   rt.beginOwned();
@@ -9397,7 +9399,7 @@ function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.Unarchive
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
   rt.beginOwned();
@@ -9407,7 +9409,7 @@ function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatu
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
   rt.beginOwned();
@@ -9417,7 +9419,7 @@ function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
@@ -9427,7 +9429,7 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
 }
 
 /**
- * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundWork(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
   rt.beginOwned();
@@ -9437,7 +9439,7 @@ function parseOwned_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
 }
 
 /**
- * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
   rt.beginOwned();
@@ -9447,7 +9449,7 @@ function parseOwned_BackgroundTerminal(value: unknown): Result<T.BackgroundTermi
 }
 
 /**
- * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundToolCall(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
   rt.beginOwned();
@@ -9457,7 +9459,7 @@ function parseOwned_BackgroundToolCall(value: unknown): Result<T.BackgroundToolC
 }
 
 /**
- * `parse.BackgroundSubagent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BackgroundSubagent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BackgroundSubagent(value: unknown): Result<T.BackgroundSubagent> {
   rt.beginOwned();
@@ -9467,7 +9469,7 @@ function parseOwned_BackgroundSubagent(value: unknown): Result<T.BackgroundSubag
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
@@ -9477,7 +9479,7 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
@@ -9487,7 +9489,7 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
@@ -9497,7 +9499,7 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 }
 
 /**
- * `parse.ErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
   rt.beginOwned();
@@ -9507,7 +9509,7 @@ function parseOwned_ErrorData(value: unknown): Result<T.ErrorData> {
 }
 
 /**
- * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnsupportedProtocolVersionErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
   rt.beginOwned();
@@ -9517,7 +9519,7 @@ function parseOwned_UnsupportedProtocolVersionErrorData(value: unknown): Result<
 }
 
 /**
- * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionNotFoundErrorData(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
   rt.beginOwned();
@@ -9527,7 +9529,7 @@ function parseOwned_SessionNotFoundErrorData(value: unknown): Result<T.SessionNo
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
@@ -9537,7 +9539,7 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
   rt.beginOwned();
@@ -9547,7 +9549,7 @@ function parseOwned_Usage(value: unknown): Result<T.Usage> {
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
@@ -9557,7 +9559,7 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
@@ -9567,7 +9569,7 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
   rt.beginOwned();
@@ -9577,7 +9579,7 @@ function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpd
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
   rt.beginOwned();
@@ -9587,7 +9589,7 @@ function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSession
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
@@ -9597,7 +9599,7 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
@@ -9607,7 +9609,7 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
 }
 
 /**
- * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelToolCallResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
   rt.beginOwned();
@@ -9617,7 +9619,7 @@ function parseOwned_CancelToolCallResponse(value: unknown): Result<T.CancelToolC
 }
 
 /**
- * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
   rt.beginOwned();
@@ -9627,7 +9629,7 @@ function parseOwned_CancelTerminalResponse(value: unknown): Result<T.CancelTermi
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
@@ -9637,7 +9639,7 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
@@ -9647,7 +9649,7 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
@@ -9657,7 +9659,7 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
@@ -9667,7 +9669,7 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
@@ -9677,7 +9679,7 @@ function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotificatio
 }
 
 /**
- * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UpdateSessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
   rt.beginOwned();
@@ -9687,7 +9689,7 @@ function parseOwned_UpdateSessionNotification(value: unknown): Result<T.UpdateSe
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
@@ -9697,7 +9699,7 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
@@ -9707,7 +9709,7 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
 }
 
 /**
- * `parse.UserMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UserMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
   rt.beginOwned();
@@ -9717,7 +9719,7 @@ function parseOwned_UserMessage(value: unknown): Result<T.UserMessage> {
 }
 
 /**
- * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
   rt.beginOwned();
@@ -9727,7 +9729,7 @@ function parseOwned_AgentMessage(value: unknown): Result<T.AgentMessage> {
 }
 
 /**
- * `parse.AgentThought(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentThought(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
   rt.beginOwned();
@@ -9737,7 +9739,7 @@ function parseOwned_AgentThought(value: unknown): Result<T.AgentThought> {
 }
 
 /**
- * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
   rt.beginOwned();
@@ -9747,7 +9749,7 @@ function parseOwned_ToolCallContentChunk(value: unknown): Result<T.ToolCallConte
 }
 
 /**
- * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
   rt.beginOwned();
@@ -9757,7 +9759,7 @@ function parseOwned_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
@@ -9767,7 +9769,7 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
 }
 
 /**
- * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalSize(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
   rt.beginOwned();
@@ -9777,7 +9779,7 @@ function parseOwned_TerminalSize(value: unknown): Result<T.TerminalSize> {
 }
 
 /**
- * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
   rt.beginOwned();
@@ -9787,7 +9789,7 @@ function parseOwned_TerminalCapabilities(value: unknown): Result<T.TerminalCapab
 }
 
 /**
- * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
   rt.beginOwned();
@@ -9797,7 +9799,7 @@ function parseOwned_TerminalCancelCapabilities(value: unknown): Result<T.Termina
 }
 
 /**
- * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
   rt.beginOwned();
@@ -9807,7 +9809,7 @@ function parseOwned_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
 }
 
 /**
- * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
   rt.beginOwned();
@@ -9817,7 +9819,7 @@ function parseOwned_TerminalOutputChunk(value: unknown): Result<T.TerminalOutput
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
@@ -9827,7 +9829,7 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
@@ -9837,7 +9839,7 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
@@ -9847,7 +9849,7 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
@@ -9857,7 +9859,7 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
@@ -9867,7 +9869,7 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
@@ -9877,7 +9879,7 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
   rt.beginOwned();
@@ -9887,7 +9889,7 @@ function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
   rt.beginOwned();
@@ -9897,7 +9899,7 @@ function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
@@ -9907,7 +9909,7 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
   rt.beginOwned();
@@ -9917,7 +9919,7 @@ function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
@@ -9927,7 +9929,7 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
@@ -9937,7 +9939,7 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
@@ -9947,7 +9949,7 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
@@ -9957,7 +9959,7 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
@@ -9967,7 +9969,7 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
@@ -9977,7 +9979,7 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
@@ -9987,7 +9989,7 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
@@ -9997,7 +9999,7 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
@@ -10007,7 +10009,7 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
@@ -10017,7 +10019,7 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
@@ -10027,7 +10029,7 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
   rt.beginOwned();
@@ -10037,7 +10039,7 @@ function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.Subage
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
   rt.beginOwned();
@@ -10047,7 +10049,7 @@ function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
   rt.beginOwned();
@@ -10057,7 +10059,7 @@ function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
   rt.beginOwned();
@@ -10067,7 +10069,7 @@ function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
   rt.beginOwned();
@@ -10077,7 +10079,7 @@ function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessage
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
@@ -10087,7 +10089,7 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
   rt.beginOwned();
@@ -10097,7 +10099,7 @@ function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthS
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
@@ -10107,7 +10109,7 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
@@ -10117,7 +10119,7 @@ function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
@@ -10127,7 +10129,7 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
@@ -10137,7 +10139,7 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
 }
 
 /**
- * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
   rt.beginOwned();
@@ -10147,7 +10149,7 @@ function parseOwned_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthC
 }
 
 /**
- * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
   rt.beginOwned();
@@ -10157,7 +10159,7 @@ function parseOwned_TerminalAuthCapabilities(value: unknown): Result<T.TerminalA
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
@@ -10167,7 +10169,7 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
@@ -10177,7 +10179,7 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
@@ -10187,7 +10189,7 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
 }
 
 /**
- * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoginAuthRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
   rt.beginOwned();
@@ -10197,7 +10199,7 @@ function parseOwned_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest>
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
   rt.beginOwned();
@@ -10207,7 +10209,7 @@ function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProviders
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
   rt.beginOwned();
@@ -10217,7 +10219,7 @@ function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequ
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
   rt.beginOwned();
@@ -10227,7 +10229,7 @@ function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProv
 }
 
 /**
- * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutAuthRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
   rt.beginOwned();
@@ -10237,7 +10239,7 @@ function parseOwned_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthReques
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
   rt.beginOwned();
@@ -10247,7 +10249,7 @@ function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusReques
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
@@ -10257,7 +10259,7 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
@@ -10267,7 +10269,7 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
@@ -10277,7 +10279,7 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
@@ -10287,7 +10289,7 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
   rt.beginOwned();
@@ -10297,7 +10299,7 @@ function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
@@ -10307,7 +10309,7 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
   rt.beginOwned();
@@ -10317,7 +10319,7 @@ function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
   rt.beginOwned();
@@ -10327,7 +10329,7 @@ function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode>
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
@@ -10337,7 +10339,7 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
   rt.beginOwned();
@@ -10347,7 +10349,7 @@ function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiv
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
@@ -10357,7 +10359,7 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
   rt.beginOwned();
@@ -10367,7 +10369,7 @@ function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequ
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
   rt.beginOwned();
@@ -10377,7 +10379,7 @@ function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessi
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
   rt.beginOwned();
@@ -10387,7 +10389,7 @@ function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveS
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
   rt.beginOwned();
@@ -10397,7 +10399,7 @@ function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatus
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
   rt.beginOwned();
@@ -10407,7 +10409,7 @@ function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionT
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
@@ -10417,7 +10419,7 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
 }
 
 /**
- * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReplayFrom(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
   rt.beginOwned();
@@ -10427,7 +10429,7 @@ function parseOwned_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
 }
 
 /**
- * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReplayFromStart(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
   rt.beginOwned();
@@ -10437,7 +10439,7 @@ function parseOwned_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
@@ -10447,7 +10449,7 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
 }
 
 /**
- * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelToolCallRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
   rt.beginOwned();
@@ -10457,7 +10459,7 @@ function parseOwned_CancelToolCallRequest(value: unknown): Result<T.CancelToolCa
 }
 
 /**
- * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
   rt.beginOwned();
@@ -10467,7 +10469,7 @@ function parseOwned_CancelTerminalRequest(value: unknown): Result<T.CancelTermin
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
@@ -10477,7 +10479,7 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
@@ -10487,7 +10489,7 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -10497,7 +10499,7 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
@@ -10513,7 +10515,7 @@ function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
@@ -10523,7 +10525,7 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
@@ -10533,7 +10535,7 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelledPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
   rt.beginOwned();
@@ -10543,7 +10545,7 @@ function parseOwned_CancelledPermissionOutcome(value: unknown): Result<T.Cancell
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
@@ -10553,7 +10555,7 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
@@ -10563,7 +10565,7 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
@@ -10573,7 +10575,7 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
@@ -10583,7 +10585,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
   rt.beginOwned();
@@ -10593,7 +10595,7 @@ function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpRespo
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
   rt.beginOwned();
@@ -10603,7 +10605,7 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
@@ -10613,7 +10615,7 @@ function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotificat
 }
 
 /**
- * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelSessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
   rt.beginOwned();
@@ -10623,7 +10625,7 @@ function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSe
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
   rt.beginOwned();
@@ -10633,7 +10635,7 @@ function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpN
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
@@ -10643,7 +10645,7 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
@@ -10653,7 +10655,7 @@ function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
   rt.beginOwned();
@@ -10663,7 +10665,7 @@ function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeP
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
   rt.beginOwned();
@@ -10673,7 +10675,7 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
@@ -10683,7 +10685,7 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
@@ -10699,7 +10701,7 @@ function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.P
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
   rt.beginOwned();
@@ -10709,7 +10711,7 @@ function parseOwned_InitializeProxyResponse(value: unknown): Result<T.Initialize
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
   rt.beginOwned();
@@ -10719,7 +10721,7 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
@@ -10729,7 +10731,7 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   rt.beginOwned();
