@@ -55,11 +55,12 @@ describe("parseOwned equals parse (differential)", () => {
       if (compare("v2/unstable", route.def, line, (m) => routeOf(m)!.value)) kept++;
     }
     expect(routed).toBe(lines.length);
-    // The corpus is ~95% regular messages; the owned path must not copy those.
-    expect(kept / routed).toBeGreaterThan(0.9);
+    // The corpus is ~95% regular messages; the owned path must not copy those, nor the ones
+    // whose only change is a malformed optional value dropped (S23): 19,666 of 20,000 (was 19,158).
+    expect(kept / routed).toBeGreaterThan(0.97);
   }, 120_000);
 
-  it("on every request and notification line as a whole (envelope by method), mostly without a copy: `jsonrpc` deleted in place", () => {
+  it("on every request and notification line as a whole (envelope by method), mostly without a copy: a fresh top object without `jsonrpc`", () => {
     const { lines } = routedCorpus();
     let envelopes = 0;
     let kept = 0;
@@ -70,7 +71,7 @@ describe("parseOwned equals parse (differential)", () => {
       if (compare("v2/unstable", envelope, line)) kept++;
     }
     expect(envelopes).toBeGreaterThan(lines.length * 0.9);
-    expect(kept / envelopes).toBeGreaterThan(0.9);
+    expect(kept / envelopes).toBeGreaterThan(0.97); // 19,397 of 19,731
   }, 120_000);
 
   for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {
@@ -118,6 +119,29 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
       expect((result.value as { update: object }).update).toBe(line.update);
     });
   }
+
+  // S23: a malformed optional value that the parser drops goes in place too; one the parser keeps changed is copied.
+  const chunk = (content: string) => `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m","content":${content}}}`;
+  for (const [what, content, keys] of [
+    ["a raw `_meta` that is not an object", '{"type":"text","text":"hi","_meta":5}', ["type", "text"]],
+    ["a def that does not parse (annotations)", '{"type":"text","_meta":{},"annotations":"x","text":"hi"}', ["type", "_meta", "text"]],
+    ["a malformed value inside a def (annotations.priority)", '{"type":"text","text":"hi","annotations":{"priority":"high","lastModified":"t"}}', ["type", "text", "annotations"]],
+  ] as const) {
+    it(`v2/unstable: ${what} goes in place, without a copy, as parse drops it (S23)`, () => {
+      expect(compare("v2/unstable", "UpdateSessionNotification", chunk(content))).toBe(true);
+      const input = JSON.parse(chunk(content)) as { update: { content: object } };
+      expect(ownedParserOf("v2/unstable", "UpdateSessionNotification")(input)).toEqual({ ok: true, value: input });
+      expect(Object.keys(input.update.content)).toEqual(keys);
+    });
+  }
+
+  it("v2/unstable: a malformed def the parser keeps changed (an annotation audience item skipped, S24) is copied, the input untouched", () => {
+    const text = chunk('{"type":"text","text":"hi","annotations":{"audience":[5,"user"]},"extra":1}');
+    expect(compare("v2/unstable", "UpdateSessionNotification", text)).toBe(false);
+    const input = JSON.parse(text) as object;
+    ownedParserOf("v2/unstable", "UpdateSessionNotification")(input);
+    expect(JSON.stringify(input)).toBe(text);
+  });
 
   // Unknown keys met before the check fails (a bad value, or an item the parser skips, S24) stay: the copying parser reads the value as it was.
   for (const [what, bad] of [

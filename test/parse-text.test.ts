@@ -71,6 +71,20 @@ describe("parseOwned.fromText on hostile text", () => {
     expect(Object.keys(result.value)).toEqual(["sessionId", "update"]);
   });
 
+  it("rebuilds an envelope's top object without its unknown keys (`jsonrpc`, `__proto__`), members in field order as parse stores them (S29, S34)", () => {
+    const params = '{"sessionId":"s","update":{"sessionUpdate":"agent_thought","messageId":"m"}}';
+    const text = `{"params":${params},"__proto__":{"polluted":1},"jsonrpc":"2.0","method":"session/update"}`;
+    for (const surface of ["v2", "v2/unstable"] as const) {
+      const result = compare(surface, "AgentNotification", text) as { ok: true; value: { params: object } };
+      expect(Object.keys(result.value)).toEqual(["method", "params"]);
+      expect(Object.getPrototypeOf(result.value)).toBe(Object.prototype);
+      expect(result.value.params).toEqual(JSON.parse(params));
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+    const response = compare("v2/unstable", "ClientResponse", '{"result":null,"jsonrpc":"2.0","id":7}') as { ok: true; value: object };
+    expect(Object.keys(response.value)).toEqual(["id", "result"]);
+  });
+
   it("gives an issue at the root, and never throws, for text that is not JSON", () => {
     for (const text of ["", "{", '{"a":1}x', "\u0000", "[".repeat(200_000)]) {
       const result = owned("v2/unstable").fromText(text, ownedParserOf("v2/unstable", "UpdateSessionNotification"));

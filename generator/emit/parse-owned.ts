@@ -2,30 +2,34 @@
  * emitParseOwned: IR -> `parse-owned.ts` of one surface, the owned-tree decode
  * path. `parseOwned.X(value)` takes a value its caller owns, typically the tree
  * `JSON.parse` just made of a JSON-RPC line: when the tolerant parser would
- * return that tree with at most unknown properties dropped (every value fits,
- * nothing to forgive), it deletes those properties in place and returns the
- * tree, with no copy (unknown keys of the top object itself, such as a line's
- * `jsonrpc`, give a fresh top object holding its other members: cheaper than a
- * `delete`); otherwise `parse.X` runs on the untouched value, so the result
- * always equals `parse.X(value)` (keys in wire order).
+ * return that tree with at most properties dropped (unknown ones, S29, and
+ * optional ones with a malformed value, S23; nothing else to forgive), it
+ * deletes those properties in place and returns the tree, with no copy (such
+ * keys of the top object itself give a fresh top object holding its other
+ * members: cheaper than a `delete`); otherwise `parse.X` runs on the untouched
+ * value, so the result always equals `parse.X(value)` (keys in wire order).
  *
- * The generated `e_X(v)` says "parse.X(v) would equal v, less the unknown keys
- * it noted". It mirrors the parser's choices (tags, first-decoding
- * alternative, envelopes by method, tolerance keywords) but only ever answers
- * yes when that is certain; every doubt answers no and costs a copy, never a
- * wrong value. It never backtracks: any no ends the whole check. Objects are
- * checked by one `for in` over their keys, each key's value tested in its
- * `case`; where a mixin or a key shared by two parts makes that unsure, a key
- * count (`k_X(v)`: `-1` for no, `Infinity` when every key is kept raw) is
- * compared with the keys the object has (S29).
+ * The generated `e_X(v)` says "parse.X(v) would equal v, less the keys it
+ * noted". A JSON-RPC envelope's top is checked by its fields (`k_X`) and
+ * rebuilt of them (`o_X`), so its `jsonrpc` is never looked at. The check
+ * mirrors the parser's choices (tags, first-decoding alternative, envelopes by
+ * method, tolerance keywords) but only ever answers yes when that is certain;
+ * every doubt answers no and costs a copy, never a wrong value. It never
+ * backtracks: any no ends the whole check. Objects are checked by one `for in`
+ * over their keys, each key's value tested in its `case`; where a mixin or a
+ * key shared by two parts makes that unsure, a key count (`k_X(v)`: `-1` for
+ * no, `Infinity` when every key is kept raw) is compared with the keys the
+ * object has (S29).
  */
 import type { SurfaceModel } from "../model.js";
-import { block, clause, code, doc, name, own, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
+import { block, clause, code, doc, name, own, ownSet, type Code } from "../code.js";
+import { refsWithin, withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
 const V = name("v");
+/** `keptWhenMalformed`'s answer for a value the parser always drops. */
+const NEVER = code`false`;
 const X = name("x");
 /** The head of a check helper: "the parser would return `v` unchanged". */
 const CHECK = code`(v: any): boolean`;
@@ -36,9 +40,11 @@ const MODULE_DOC = [
   "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
   "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-  "at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown",
-  "keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other",
-  "members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
+  "at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then",
+  "deleted from `value` in place, and such keys of `value` itself give a fresh object holding its",
+  "other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed",
+  "out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.",
+  "Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be",
   "a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by",
   "`JSON.parse` are own properties and stay plain data (S34).",
   "",
@@ -50,8 +56,12 @@ const MODULE_DOC = [
 const FROM_TEXT = "fromText";
 
 class ExactWriter extends DecodeWriter {
+  /** Defs some other def refers to. */
+  private readonly referenced: ReadonlySet<string>;
+
   constructor(model: SurfaceModel) {
     super(model, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
+    this.referenced = new Set(model.ir.defs.flatMap((d) => refsWithin(d.node).filter((r) => r !== d.name)));
   }
 
   protected override entries(): Code[] {
@@ -70,33 +80,79 @@ class ExactWriter extends DecodeWriter {
   }
 
   protected wrapper(def: Def): Code {
-    return this.ownedFunction(def, "", code`value: unknown`, [code`const exact = ${name(`e_${def.name}`)}(value);`], code`(value)`);
+    return this.ownedFunction(def, "", code`value: unknown`, (test) => [code`const exact = ${test};`], code`(value)`);
   }
 
   protected askingWrapper(def: Def): Code {
-    const check = [code`let exact: boolean;`, ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`)];
+    const check = (test: Code) => [code`let exact: boolean;`, ...this.whileAsked(code`exact = ${test};`)];
     return this.ownedFunction(def, "For", code`method: string, value: unknown`, check, code`(method, value)`);
   }
 
   /**
-   * `parseOwned_X<suffix>`: `check` declares and sets `exact`, the unknown keys it noted are
-   * settled, and the copying parser (`tolerant.X<suffix>`, called with `args`)
-   * decodes whatever must be copied.
+   * `parseOwned_X<suffix>`: `check(test)` declares `exact` and sets it to `test` (the def's
+   * check of `value`), the unknown keys it noted are settled, and the copying parser
+   * (`tolerant.X<suffix>`, called with `args`) decodes whatever must be copied. A JSON-RPC
+   * envelope's top object is checked by its fields and handed out rebuilt (`envelope`).
    */
-  private ownedFunction(def: Def, suffix: string, params: Code, check: readonly Code[], args: Code): Code {
+  private ownedFunction(def: Def, suffix: string, params: Code, check: (test: Code) => readonly Code[], args: Code): Code {
     const fn = `${def.name}${suffix}`;
-    const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: \`value\` itself (its unknown properties deleted) when nothing else changes; never throws.`]);
+    const envelope = this.envelope(def);
+    const kept = envelope ? "a fresh top object of its declared members, holding the rest of `value`" : "`value` itself";
+    const comment = doc([`\`parse.${fn}(${suffix ? "method, " : ""}value)\` of a value the caller owns: ${kept} (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.`]);
     const type = code`T.${name(def.name)}`;
+    const value = envelope ? code`${envelope.rebuild}(kept)` : code`kept`;
     return code`${comment}${block(code`function ${name(`parseOwned_${fn}`)}(${params}): Result<${type}>`, [
       code`rt.beginOwned();`,
-      ...check,
+      ...check(envelope?.check ?? code`${name(`e_${def.name}`)}(value)`),
       code`const kept = rt.settleUnknown(exact, value);`,
-      code`return kept !== rt.UNSETTLED ? { ok: true, value: kept as ${type} } : tolerant.${name(fn)}${args};`,
+      code`return kept !== rt.UNSETTLED ? { ok: true, value: ${value} as ${type} } : tolerant.${name(fn)}${args};`,
     ])}`;
   }
 
-  /** `e_X` for every def; object-shaped defs that need one also get `k_X`, their key count. */
+  /**
+   * A JSON-RPC envelope (a field routed by method) whose top object always has a key no
+   * schema type declares (`jsonrpc`): its `check` reads the declared fields by name (the
+   * key count `k_`, no pass over the top's keys), and `rebuild`, `o_X(v)`, makes the fresh
+   * top object of those fields, stored in field order as the copying parser stores them, so
+   * whatever else the top holds is dropped (S29) without being looked at. The checked object
+   * is the def itself or, for a union (a response: result or error), its first alternative
+   * that is not a scalar: the one `e_X` answers with. Not for envelopes with a field dropped
+   * in place (S23): the rebuild would copy it back.
+   */
+  private envelope(def: Def): { check: Code; rebuild: Code } | undefined {
+    const node = this.checkedObject(def.node);
+    if (node?.kind !== "object" || node.mixin || node.keepsUnknown || node.fields.some((f) => f.tolerance.defaultOnError)) return undefined;
+    if (!node.fields.some((f) => methodDispatch(withoutNull(f.node), this.defs))) return undefined;
+    const OUT = name("out");
+    const copies = node.fields.flatMap((f) => [code`x = ${own(V, f.name)};`, code`if (x !== undefined) ${ownSet(OUT, f.name, X)};`]);
+    const body = [code`const out: any = {};`, code`let x: any;`, ...copies, code`return out;`];
+    return this.pool.rooted(def.name, () => {
+      const option = this.checkedOption(def.node);
+      const count = option ? this.pool.within(option.name, () => this.counter(option.node)) : this.defCounter(def);
+      return { check: code`rt.isObject(value) && ${count}(value) >= 0`, rebuild: this.pool.intern("o_", block(code`(v: any): object`, body)) };
+    });
+  }
+
+  /** The alternative a union's check answers with: its first that is not a scalar (`undefined` for other nodes). */
+  private checkedOption(node: Node): UnionNode["options"][number] | undefined {
+    const target = this.resolve(node);
+    return target.kind === "union" ? target.options.find((o) => !isScalar(o.node)) : undefined;
+  }
+
+  /** The object node whose check runs on a value checked as `node`: itself, or `checkedOption`'s. */
+  private checkedObject(node: Node): Node | undefined {
+    const target = this.resolve(node);
+    if (target.kind !== "union") return target;
+    const option = this.checkedOption(target);
+    return option && this.resolve(option.node);
+  }
+
+  /**
+   * `e_X` for every def but a JSON-RPC envelope no other type refers to (its wrapper checks it by
+   * `envelope`); object-shaped defs that need one also get `k_X`, their key count.
+   */
   protected definition(def: Def): void {
+    if (this.envelope(def) && !this.referenced.has(def.name)) return;
     const check = `e_${def.name}`;
     const node = def.node;
     const body = isObjectShaped(node) ? this.objectBody(node, () => this.defCounter(def)) : this.body(node);
@@ -210,8 +266,7 @@ class ExactWriter extends DecodeWriter {
     let test = this.pool.within(f.name, () => (dispatch ? this.byMethod(dispatch, hasMethod) : this.check(f.node, X)));
     if (dispatch && test && f.node.kind === "nullable") test = code`(x === null || ${test})`;
     // S25: default-on-null turns null into the empty value: a change.
-    const emptyOnNull = f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
-    if (emptyOnNull) test = test ? code`x !== null && ${test}` : code`x !== null`;
+    if (emptiedOnNull(f)) test = test ? code`x !== null && ${test}` : code`x !== null`;
     return test;
   }
 
@@ -243,7 +298,7 @@ class ExactWriter extends DecodeWriter {
         const test = this.fieldTest(f, siblings);
         if (f.required) required++;
         if (test) tested = true;
-        const steps = [...(test ? [code`if (!(${test})) return false;`] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
+        const steps = [...(test ? [this.onBad(f, test)] : []), ...(f.required ? [code`r++;`] : []), code`break;`];
         cases.push(clause(code`case ${f.name}:`, steps));
       }
     }
@@ -276,6 +331,33 @@ class ExactWriter extends DecodeWriter {
     const keepsUnknown = payload?.kind === "object" && payload.keepsUnknown;
     const check = this.pool.rooted(variant.name, () => this.pool.intern("e_", block(CHECK, this.keyPass(groups, [tag], keepsUnknown))));
     return code`${check}(v)`;
+  }
+
+  /** What a key pass does when the value of `f` fails `test`: answer no, or (S23) drop the key in place, like an unknown key. */
+  private onBad(f: Field, test: Code): Code {
+    const kept = this.keptWhenMalformed(f);
+    if (!kept) return code`if (!(${test})) return false;`;
+    const guard = kept !== NEVER ? [code`if (${kept}) return false;`] : [];
+    return block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]);
+  }
+
+  /**
+   * For an optional field with default-on-error (S23) whose test failed: an expression that is
+   * true when the copying parser still keeps the key (a change inside `x`: the check answers
+   * no), false when it fails on `x` and so drops the key (`NEVER`: it always drops it);
+   * `undefined` when that cannot be told (the check answers no). A scalar, raw or raw-record
+   * value fails its test exactly when the parser fails on it; a def is asked (`tolerant.X`,
+   * on this rare path). A `null` read as the empty value (S25) is a change.
+   */
+  private keptWhenMalformed(f: Field): Code | undefined {
+    const node = withoutNull(f.node);
+    if (!f.tolerance.defaultOnError || f.required || methodDispatch(node, this.defs)) return undefined;
+    const target = this.resolve(node);
+    const raw = isScalar(target) || target.kind === "json" || (target.kind === "record" && this.resolve(target.values).kind === "json");
+    if (!raw && node.kind !== "ref") return undefined;
+    const decodes = raw ? undefined : code`tolerant.${name((node as { name: string }).name)}(x).ok`;
+    if (!emptiedOnNull(f)) return decodes ?? NEVER;
+    return decodes ? code`x === null || ${decodes}` : code`x === null`;
   }
 
   /** The envelope's params by its `method`, or a response's result by the asked method (raw when none). */
@@ -353,6 +435,11 @@ class ExactWriter extends DecodeWriter {
 interface FieldGroup {
   readonly fields: readonly Field[];
   readonly siblings: readonly Field[];
+}
+
+/** S25: the parser reads the field's `null` as its empty value (`[]`, `{}`). */
+function emptiedOnNull(f: Field): boolean {
+  return f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
 }
 
 function isObjectShaped(node: Node): node is ObjectNode | TaggedUnionNode {

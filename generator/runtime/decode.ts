@@ -354,7 +354,8 @@ export function noteUnknown(value: object, key: string): void {
  * `value`, while `value` itself, should it have some (the `jsonrpc` of a
  * JSON-RPC line: no schema type declares it), is replaced by a fresh object
  * holding its other members, in order (a `delete` there would turn every
- * line's top object into a dictionary, much dearer). A check never backtracks
+ * line's top object into a dictionary, much dearer; a JSON-RPC envelope's
+ * wrapper rebuilds its top itself and notes nothing there). A check never backtracks
  * (any "no" ends it), and the custom variant's mixin is not checked by key, so
  * every noted key belongs to a part that holds. `__proto__` goes like any
  * other key (S34).

@@ -5,9 +5,11 @@
  * Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree
  * `JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
- * at most drop unknown properties (S29): those are then deleted from `value` in place, and unknown
- * keys of `value` itself (a JSON-RPC line's `jsonrpc`) give a fresh object holding its other
- * members. Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
+ * at most drop properties (unknown ones, S29, and malformed optional ones, S23): those are then
+ * deleted from `value` in place, and such keys of `value` itself give a fresh object holding its
+ * other members. A JSON-RPC envelope (`AgentNotification`, `ClientRequest`, ...) is always handed
+ * out as a fresh top object of its declared members (its line's `jsonrpc` goes), the rest in place.
+ * Otherwise `value` is left as it is and the result is that of `parse.X`. `value` must be
  * a tree (no object in two places), as `JSON.parse` makes. `__proto__` and friends read by
  * `JSON.parse` are own properties and stay plain data (S34).
  *
@@ -48,29 +50,36 @@ function d_AgentRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
+}
+
+function o_AgentRequest(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
 }
 
 function e_RequestId(v: any): boolean {
@@ -104,7 +113,9 @@ function e_WriteTextFileRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -139,7 +150,9 @@ function e_ReadTextFileRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -177,7 +190,9 @@ function e_RequestPermissionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -216,16 +231,24 @@ function e_ToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -238,7 +261,9 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -272,7 +297,9 @@ function e_ToolCallContentContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -294,14 +321,18 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -323,7 +354,9 @@ function e_ToolCallContentTerminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -356,14 +389,19 @@ function e_ContentBlockText(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -381,7 +419,10 @@ function e_ContentBlockImage(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -392,10 +433,14 @@ function e_ContentBlockImage(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -413,7 +458,10 @@ function e_ContentBlockAudio(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -424,7 +472,9 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -442,30 +492,43 @@ function e_ContentBlockResourceLink(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -483,14 +546,19 @@ function e_ContentBlockResource(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -537,13 +605,19 @@ function e_Annotations(v: any): boolean {
         if (!((x === null || e_Annotations_audience(x)))) return false;
         break;
       case "lastModified":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "priority":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -564,14 +638,19 @@ function e_TextContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -588,7 +667,10 @@ function e_ImageContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -599,10 +681,14 @@ function e_ImageContent(v: any): boolean {
         r++;
         break;
       case "uri":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -619,7 +705,10 @@ function e_AudioContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "data":
         if (!((typeof x === "string"))) return false;
@@ -630,7 +719,9 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -647,30 +738,43 @@ function e_ResourceLink(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "size":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -691,7 +795,9 @@ function e_TextResourceContents(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "text":
         if (!((typeof x === "string"))) return false;
@@ -702,7 +808,9 @@ function e_TextResourceContents(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -723,14 +831,18 @@ function e_BlobResourceContents(v: any): boolean {
         r++;
         break;
       case "mimeType":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "uri":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -747,14 +859,19 @@ function e_EmbeddedResource(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) return false;
+        if (!((x === null || e_Annotations(x)))) {
+          if (tolerant.Annotations(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resource":
         if (!(e_EmbeddedResourceResource(x))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -775,7 +892,9 @@ function e_Content(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -796,14 +915,18 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "oldText":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "newText":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -828,7 +951,9 @@ function e_Terminal(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -849,10 +974,14 @@ function e_ToolCallLocation(v: any): boolean {
         r++;
         break;
       case "line":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -881,7 +1010,9 @@ function e_PermissionOption(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -944,7 +1075,9 @@ function e_CreateTerminalRequest(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -969,7 +1102,9 @@ function e_EnvVariable(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -994,7 +1129,9 @@ function e_TerminalOutputRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1019,7 +1156,9 @@ function e_ReleaseTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1044,7 +1183,9 @@ function e_WaitForTerminalExitRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1069,7 +1210,9 @@ function e_KillTerminalRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1167,7 +1310,9 @@ function e_ElicitationSessionScope(v: any): boolean {
         r++;
         break;
       case "toolCallId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1210,10 +1355,14 @@ function e_ElicitationSchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "type":
-        if (!(((x === "object")))) return false;
+        if (!(((x === "object")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "properties":
         if (!(e_ElicitationSchema_properties(x))) return false;
@@ -1222,10 +1371,14 @@ function e_ElicitationSchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1255,10 +1408,14 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1273,7 +1430,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1282,7 +1441,9 @@ function e_ElicitationPropertySchemaString(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1299,10 +1460,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1311,10 +1476,14 @@ function e_ElicitationPropertySchemaNumber(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1331,10 +1500,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1343,10 +1516,14 @@ function e_ElicitationPropertySchemaInteger(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1363,16 +1540,24 @@ function e_ElicitationPropertySchemaBoolean(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1390,10 +1575,14 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
       case "type":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1409,7 +1598,9 @@ function e_ElicitationPropertySchemaArray(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1461,10 +1652,14 @@ function e_EnumOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1480,10 +1675,14 @@ function e_StringPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minLength":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
@@ -1498,7 +1697,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || ((x === "email" || x === "uri" || x === "date" || x === "date-time"))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "enum":
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
@@ -1507,7 +1708,9 @@ function e_StringPropertySchema(v: any): boolean {
         if (!((x === null || e_ElicitationPropertySchemaString_oneOf(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1523,10 +1726,14 @@ function e_NumberPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
@@ -1535,10 +1742,14 @@ function e_NumberPropertySchema(v: any): boolean {
         if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
         break;
       case "default":
-        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) return false;
+        if (!((x === null || (typeof x === "number" && Number.isFinite(x))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1554,10 +1765,14 @@ function e_IntegerPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minimum":
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
@@ -1566,10 +1781,14 @@ function e_IntegerPropertySchema(v: any): boolean {
         if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
         break;
       case "default":
-        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1585,16 +1804,24 @@ function e_BooleanPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "default":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1616,7 +1843,9 @@ function e_MultiSelectItemsString(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1648,7 +1877,9 @@ function e_StringMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1669,7 +1900,9 @@ function e_TitledMultiSelectItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1686,10 +1919,14 @@ function e_MultiSelectPropertySchema(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "minItems":
         if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
@@ -1705,7 +1942,9 @@ function e_MultiSelectPropertySchema(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1749,7 +1988,9 @@ function e_MessageMcpRequest(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1820,30 +2061,29 @@ function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function e_AgentResponse_AgentResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
+function k_AgentResponse_AgentResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
-function e_AgentResponse(v: any): boolean {
-  return e_AgentResponse_AgentResponseResult(v);
+function o_AgentResponse(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.id;
+  if (x !== undefined) out.id = x;
+  x = v.result;
+  if (x !== undefined) out.result = x;
+  return out;
 }
 
 function e_InitializeResponse_authMethods(v: any): boolean {
@@ -1866,16 +2106,24 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "agentCapabilities":
-        if (!(e_AgentCapabilities(x))) return false;
+        if (!(e_AgentCapabilities(x))) {
+          if (tolerant.AgentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "agentInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1895,25 +2143,44 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "loadSession":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "promptCapabilities":
-        if (!(e_PromptCapabilities(x))) return false;
+        if (!(e_PromptCapabilities(x))) {
+          if (tolerant.PromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "mcpCapabilities":
-        if (!(e_McpCapabilities(x))) return false;
+        if (!(e_McpCapabilities(x))) {
+          if (tolerant.McpCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sessionCapabilities":
-        if (!(e_SessionCapabilities(x))) return false;
+        if (!(e_SessionCapabilities(x))) {
+          if (tolerant.SessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AgentAuthCapabilities(x))) return false;
+        if (!(e_AgentAuthCapabilities(x))) {
+          if (tolerant.AgentAuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "providers":
-        if (!((x === null || e_ProvidersCapabilities(x)))) return false;
+        if (!((x === null || e_ProvidersCapabilities(x)))) {
+          if (tolerant.ProvidersCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1929,16 +2196,24 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "audio":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "embeddedContext":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1954,16 +2229,24 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "http":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "sse":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "acp":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -1979,37 +2262,69 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "list":
-        if (!((x === null || e_SessionListCapabilities(x)))) return false;
+        if (!((x === null || e_SessionListCapabilities(x)))) {
+          if (tolerant.SessionListCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) return false;
+        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) return false;
+        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "systemPrompt":
-        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "fork":
-        if (!((x === null || e_SessionForkCapabilities(x)))) return false;
+        if (!((x === null || e_SessionForkCapabilities(x)))) {
+          if (tolerant.SessionForkCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archive":
-        if (!((x === null || e_SessionArchiveCapabilities(x)))) return false;
+        if (!((x === null || e_SessionArchiveCapabilities(x)))) {
+          if (tolerant.SessionArchiveCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || e_SessionStatusCapabilities(x)))) return false;
+        if (!((x === null || e_SessionStatusCapabilities(x)))) {
+          if (tolerant.SessionStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || e_SessionTitleCapabilities(x)))) return false;
+        if (!((x === null || e_SessionTitleCapabilities(x)))) {
+          if (tolerant.SessionTitleCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "resume":
-        if (!((x === null || e_SessionResumeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionResumeCapabilities(x)))) {
+          if (tolerant.SessionResumeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "close":
-        if (!((x === null || e_SessionCloseCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCloseCapabilities(x)))) {
+          if (tolerant.SessionCloseCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2025,7 +2340,9 @@ function e_SessionListCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2041,7 +2358,9 @@ function e_SessionDeleteCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2057,7 +2376,9 @@ function e_SessionAdditionalDirectoriesCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2073,10 +2394,15 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mode":
-        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2092,10 +2418,15 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "override":
-        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) return false;
+        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
+          if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2111,7 +2442,9 @@ function e_SessionSystemPromptOverrideCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2127,7 +2460,9 @@ function e_SessionForkCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2143,7 +2478,9 @@ function e_SessionArchiveCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2159,7 +2496,9 @@ function e_SessionStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2175,7 +2514,9 @@ function e_SessionTitleCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2191,7 +2532,9 @@ function e_SessionResumeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2207,7 +2550,9 @@ function e_SessionCloseCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2223,13 +2568,21 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "status":
-        if (!((x === null || e_AuthStatusCapabilities(x)))) return false;
+        if (!((x === null || e_AuthStatusCapabilities(x)))) {
+          if (tolerant.AuthStatusCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "logout":
-        if (!((x === null || e_LogoutCapabilities(x)))) return false;
+        if (!((x === null || e_LogoutCapabilities(x)))) {
+          if (tolerant.LogoutCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2245,7 +2598,9 @@ function e_AuthStatusCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2261,7 +2616,9 @@ function e_LogoutCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2277,7 +2634,9 @@ function e_ProvidersCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2312,7 +2671,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2321,7 +2682,9 @@ function e_AuthMethodTerminalVariant(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2361,7 +2724,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "args":
         if (!(x !== null && e_CreateTerminalRequest_args(x))) return false;
@@ -2370,7 +2735,9 @@ function e_AuthMethodTerminal(v: any): boolean {
         if (!(x !== null && e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2395,10 +2762,14 @@ function e_AuthMethodAgent(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2419,14 +2790,18 @@ function e_Implementation(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "version":
         if (!((typeof x === "string"))) return false;
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2442,7 +2817,9 @@ function e_AuthenticateResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2472,7 +2849,9 @@ function e_ListProvidersResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2504,7 +2883,9 @@ function e_ProviderInfo(v: any): boolean {
         if (!((x === null || e_ProviderCurrentConfig(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2537,7 +2918,9 @@ function e_ProviderCurrentConfig(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2553,7 +2936,9 @@ function e_SetProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2569,7 +2954,9 @@ function e_DisableProviderResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2585,7 +2972,9 @@ function e_LogoutResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2618,7 +3007,9 @@ function e_AuthStatusResponse(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2643,19 +3034,29 @@ function e_AuthAccount(v: any): boolean {
         r++;
         break;
       case "active":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "email":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "organization":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2685,13 +3086,18 @@ function e_NewSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2725,7 +3131,9 @@ function e_SessionModeState(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2754,10 +3162,14 @@ function e_SessionMode(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2893,10 +3305,14 @@ function e_SessionConfigSelectOption(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2925,7 +3341,9 @@ function e_SessionConfigSelectGroup(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -2985,13 +3403,18 @@ function e_LoadSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3021,10 +3444,14 @@ function e_ListSessionsResponse(v: any): boolean {
         r++;
         break;
       case "nextCursor":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3052,16 +3479,24 @@ function e_SessionInfo(v: any): boolean {
         if (!(e_CreateTerminalRequest_args(x))) return false;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "archived":
-        if (!((x === null || (typeof x === "boolean")))) return false;
+        if (!((x === null || (typeof x === "boolean")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3077,7 +3512,9 @@ function e_DeleteSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3098,13 +3535,18 @@ function e_ForkSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3120,7 +3562,9 @@ function e_ArchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3136,7 +3580,9 @@ function e_UnarchiveSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3157,7 +3603,9 @@ function e_SessionStatusResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3182,7 +3630,9 @@ function e_SetSessionTitleResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3198,13 +3648,18 @@ function e_ResumeSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) return false;
+        if (!((x === null || e_SessionModeState(x)))) {
+          if (tolerant.SessionModeState(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
         if (!((x === null || e_NewSessionResponse_configOptions(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3220,7 +3675,9 @@ function e_CloseSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3236,7 +3693,9 @@ function e_SetSessionModeResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3257,7 +3716,9 @@ function e_SetSessionConfigOptionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3278,10 +3739,15 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "usage":
-        if (!((x === null || e_Usage(x)))) return false;
+        if (!((x === null || e_Usage(x)))) {
+          if (tolerant.Usage(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3314,16 +3780,24 @@ function e_Usage(v: any): boolean {
         r++;
         break;
       case "thoughtTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedReadTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cachedWriteTokens":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3378,25 +3852,29 @@ function d_AgentNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_AgentNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_AgentNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_AgentNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
+}
+
+function o_AgentNotification(v: any): object {
+  const out: any = {};
+  let x: any;
+  x = v.method;
+  if (x !== undefined) out.method = x;
+  x = v.params;
+  if (x !== undefined) out.params = x;
+  return out;
 }
 
 function e_SessionNotification(v: any): boolean {
@@ -3414,7 +3892,9 @@ function e_SessionNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3436,10 +3916,14 @@ function e_SessionUpdateUserMessageChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3465,13 +3949,19 @@ function e_SessionUpdateToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -3484,7 +3974,9 @@ function e_SessionUpdateToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3506,16 +3998,24 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
         r++;
         break;
       case "kind":
-        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) return false;
+        if (!((x === null || ((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) return false;
+        if (!((x === null || ((x === "pending" || x === "in_progress" || x === "completed" || x === "failed"))))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_ToolCallUpdate_content(x)))) return false;
@@ -3528,7 +4028,9 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3559,7 +4061,9 @@ function e_SessionUpdatePlan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3581,7 +4085,9 @@ function e_SessionUpdatePlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3603,7 +4109,9 @@ function e_SessionUpdatePlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3634,7 +4142,9 @@ function e_SessionUpdateAvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3656,7 +4166,9 @@ function e_SessionUpdateCurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3678,7 +4190,9 @@ function e_SessionUpdateConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3695,13 +4209,19 @@ function e_SessionUpdateSessionInfoUpdate(v: any): boolean {
       case "sessionUpdate":
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3727,10 +4247,15 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3756,10 +4281,14 @@ function e_SessionUpdateNotice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3797,10 +4326,14 @@ function e_SessionUpdateCompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3826,7 +4359,9 @@ function e_SessionUpdateCompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3848,16 +4383,26 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -3866,7 +4411,9 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3888,22 +4435,32 @@ function e_SessionUpdateSessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -3929,7 +4486,9 @@ function e_SessionUpdateSessionMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4001,10 +4560,14 @@ function e_ContentChunk(v: any): boolean {
         r++;
         break;
       case "messageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4029,13 +4592,19 @@ function e_ToolCall(v: any): boolean {
         r++;
         break;
       case "name":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "kind":
-        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) return false;
+        if (!(((x === "read" || x === "edit" || x === "delete" || x === "move" || x === "search" || x === "execute" || x === "think" || x === "fetch" || x === "switch_mode" || x === "other")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "status":
-        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) return false;
+        if (!(((x === "pending" || x === "in_progress" || x === "completed" || x === "failed")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!(e_ToolCallUpdate_content(x))) return false;
@@ -4048,7 +4617,9 @@ function e_ToolCall(v: any): boolean {
       case "rawOutput":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4077,7 +4648,9 @@ function e_PlanEntry(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4106,7 +4679,9 @@ function e_Plan(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4132,7 +4707,9 @@ function e_PlanUpdateContentItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4158,7 +4735,9 @@ function e_PlanUpdateContentFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4184,7 +4763,9 @@ function e_PlanUpdateContentMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4228,7 +4809,9 @@ function e_PlanItems(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4253,7 +4836,9 @@ function e_PlanFile(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4278,7 +4863,9 @@ function e_PlanMarkdown(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4299,7 +4886,9 @@ function e_PlanUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4320,7 +4909,9 @@ function e_PlanRemoved(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4345,10 +4936,15 @@ function e_AvailableCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) return false;
+        if (!((x === null || e_AvailableCommandInput(x)))) {
+          if (tolerant.AvailableCommandInput(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4373,7 +4969,9 @@ function e_UnstructuredCommandInput(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4394,7 +4992,9 @@ function e_AvailableCommandsUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4415,7 +5015,9 @@ function e_CurrentModeUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4436,7 +5038,9 @@ function e_ConfigOptionUpdate(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4452,13 +5056,19 @@ function e_SessionInfoUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "updatedAt":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4483,7 +5093,9 @@ function e_Cost(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4508,10 +5120,15 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) return false;
+        if (!((x === null || e_Cost(x)))) {
+          if (tolerant.Cost(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4540,10 +5157,14 @@ function e_Notice(v: any): boolean {
         r++;
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4579,10 +5200,14 @@ function e_CompactionUpdate(v: any): boolean {
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "error":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4607,7 +5232,9 @@ function e_CompactionSummaryChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4623,10 +5250,15 @@ function e_SubagentSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_SessionCancelCapabilities(x)))) return false;
+        if (!((x === null || e_SessionCancelCapabilities(x)))) {
+          if (tolerant.SessionCancelCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4642,7 +5274,9 @@ function e_SessionCancelCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4659,7 +5293,9 @@ function e_StateUpdateRunning(v: any): boolean {
       case "state":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4757,7 +5393,9 @@ function e_RunningStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4773,7 +5411,10 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) return false;
+        if (!((x === null || e_Error(x)))) {
+          if (tolerant.Error(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4793,7 +5434,9 @@ function e_RequiresActionStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4809,7 +5452,9 @@ function e_UnknownStateUpdate(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4830,16 +5475,26 @@ function e_SubagentUpdate(v: any): boolean {
         r++;
         break;
       case "title":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "description":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) return false;
+        if (!((x === null || e_StateUpdate(x)))) {
+          if (tolerant.StateUpdate(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "cwd":
         if (!((x === null || (typeof x === "string")))) return false;
@@ -4848,7 +5503,9 @@ function e_SubagentUpdate(v: any): boolean {
         if (!((x === null || e_CreateTerminalRequest_args(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4869,22 +5526,32 @@ function e_SessionMessage(v: any): boolean {
         r++;
         break;
       case "senderSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientSessionId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "senderMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "recipientMessageId":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "content":
         if (!((x === null || e_SessionUpdateCompactionUpdate_summary(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4909,7 +5576,9 @@ function e_SessionMessageChunk(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4930,7 +5599,9 @@ function e_CompleteElicitationNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -4954,7 +5625,9 @@ function e_AuthStatusUpdateNotification(v: any): boolean {
         if (!(e_AuthStatusResponse_accounts(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5017,29 +5690,24 @@ function d_ClientRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function e_InitializeRequest(v: any): boolean {
@@ -5053,13 +5721,21 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "clientCapabilities":
-        if (!(e_ClientCapabilities(x))) return false;
+        if (!(e_ClientCapabilities(x))) {
+          if (tolerant.ClientCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "clientInfo":
-        if (!((x === null || e_Implementation(x)))) return false;
+        if (!((x === null || e_Implementation(x)))) {
+          if (tolerant.Implementation(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5075,28 +5751,50 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "fs":
-        if (!(e_FileSystemCapabilities(x))) return false;
+        if (!(e_FileSystemCapabilities(x))) {
+          if (tolerant.FileSystemCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "session":
-        if (!((x === null || e_ClientSessionCapabilities(x)))) return false;
+        if (!((x === null || e_ClientSessionCapabilities(x)))) {
+          if (tolerant.ClientSessionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "subagents":
-        if (!((x === null || e_SubagentCapabilities(x)))) return false;
+        if (!((x === null || e_SubagentCapabilities(x)))) {
+          if (tolerant.SubagentCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "plan":
-        if (!((x === null || e_PlanCapabilities(x)))) return false;
+        if (!((x === null || e_PlanCapabilities(x)))) {
+          if (tolerant.PlanCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "auth":
-        if (!(e_AuthCapabilities(x))) return false;
+        if (!(e_AuthCapabilities(x))) {
+          if (tolerant.AuthCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationCapabilities(x)))) {
+          if (tolerant.ElicitationCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5112,13 +5810,19 @@ function e_FileSystemCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "readTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "writeTextFile":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5134,16 +5838,25 @@ function e_ClientSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "compaction":
-        if (!((x === null || e_CompactionCapabilities(x)))) return false;
+        if (!((x === null || e_CompactionCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "configOptions":
-        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) return false;
+        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
+          if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "notices":
-        if (!((x === null || e_NoticeCapabilities(x)))) return false;
+        if (!((x === null || e_NoticeCapabilities(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5164,10 +5877,15 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "boolean":
-        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) return false;
+        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
+          if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5183,7 +5901,9 @@ function e_BooleanConfigOptionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5204,7 +5924,9 @@ function e_SubagentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5220,7 +5942,9 @@ function e_PlanCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5236,10 +5960,14 @@ function e_AuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((typeof x === "boolean"))) return false;
+        if (!((typeof x === "boolean"))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5255,13 +5983,21 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) return false;
+        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5277,7 +6013,9 @@ function e_ElicitationFormCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5293,7 +6031,9 @@ function e_ElicitationUrlCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5314,7 +6054,9 @@ function e_AuthenticateRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5330,7 +6072,9 @@ function e_ListProvidersRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5362,7 +6106,9 @@ function e_SetProviderRequest(v: any): boolean {
         if (!(e_AuthMethodTerminalVariant_env(x))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5383,7 +6129,9 @@ function e_DisableProviderRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5399,7 +6147,9 @@ function e_LogoutRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5415,7 +6165,9 @@ function e_AuthStatusRequest(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5455,7 +6207,9 @@ function e_NewSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5494,7 +6248,9 @@ function e_McpServerHttpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5520,7 +6276,9 @@ function e_McpServerAcpVariant(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5560,7 +6318,9 @@ function e_HttpHeader(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5589,7 +6349,9 @@ function e_McpServerHttp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5618,7 +6380,9 @@ function e_McpServerSse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5643,7 +6407,9 @@ function e_McpServerAcp(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5676,7 +6442,9 @@ function e_McpServerStdio(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5701,7 +6469,9 @@ function e_SystemPrompt(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5740,7 +6510,9 @@ function e_LoadSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5765,7 +6537,9 @@ function e_ListSessionsRequest(v: any): boolean {
         if (!((x === null || (typeof x === "string")))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5790,7 +6564,9 @@ function e_DeleteSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5824,7 +6600,9 @@ function e_ForkSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5845,7 +6623,9 @@ function e_ArchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5866,7 +6646,9 @@ function e_UnarchiveSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5887,7 +6669,9 @@ function e_SessionStatusRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5912,7 +6696,9 @@ function e_SetSessionTitleRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5946,7 +6732,9 @@ function e_ResumeSessionRequest(v: any): boolean {
         if (!((x === null || e_SystemPrompt(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5967,7 +6755,9 @@ function e_CloseSessionRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -5992,7 +6782,9 @@ function e_SetSessionModeRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6064,7 +6856,9 @@ function e_PromptRequest(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6101,30 +6895,19 @@ function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): 
   }
 }
 
-function e_ClientResponse_ClientResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_ClientResponse(v: any): boolean {
-  return e_ClientResponse_ClientResponseResult(v);
+function k_ClientResponse_ClientResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function e_WriteTextFileResponse(v: any): boolean {
@@ -6133,7 +6916,9 @@ function e_WriteTextFileResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6154,7 +6939,9 @@ function e_ReadTextFileResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6175,7 +6962,9 @@ function e_RequestPermissionResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6210,7 +6999,9 @@ function e_RequestPermissionOutcomeSelected(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6244,7 +7035,9 @@ function e_SelectedPermissionOutcome(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6265,7 +7058,9 @@ function e_CreateTerminalResponse(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6290,10 +7085,15 @@ function e_TerminalOutputResponse(v: any): boolean {
         r++;
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) return false;
+        if (!((x === null || e_TerminalExitStatus(x)))) {
+          if (tolerant.TerminalExitStatus(x).ok) return false;
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6309,13 +7109,19 @@ function e_TerminalExitStatus(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6331,7 +7137,9 @@ function e_ReleaseTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6347,13 +7155,19 @@ function e_WaitForTerminalExitResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "exitCode":
-        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) return false;
+        if (!((x === null || (Number.isInteger(x) && x >= 0 && x <= 4294967295)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "signal":
-        if (!((x === null || (typeof x === "string")))) return false;
+        if (!((x === null || (typeof x === "string")))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6369,7 +7183,9 @@ function e_KillTerminalResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6469,7 +7285,9 @@ function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6517,25 +7335,19 @@ function d_ClientNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ClientNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ClientNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ClientNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function e_CancelNotification(v: any): boolean {
@@ -6549,7 +7361,9 @@ function e_CancelNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6581,7 +7395,9 @@ function e_MessageMcpNotification(v: any): boolean {
         if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6602,7 +7418,9 @@ function e_CancelRequestNotification(v: any): boolean {
         r++;
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6623,29 +7441,24 @@ function d_ProxyRequest_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ProxyRequest(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ProxyRequest_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ProxyRequest(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 2;
+  return n;
 }
 
 function e_InitializeProxyRequest(v: any): boolean {
@@ -6665,7 +7478,9 @@ function e_ProxySuccessorRequest(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6686,30 +7501,19 @@ function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): bo
   }
 }
 
-function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "id":
-        if (!(e_RequestId(x))) return false;
-        r++;
-        break;
-      case "result":
-        if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return false;
-        r++;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
-  }
-  return r === 2;
-}
-
-function e_ProxyResponse(v: any): boolean {
-  return e_ProxyResponse_ProxyResponseResult(v);
+function k_ProxyResponse_ProxyResponseResult(v: any): number {
+  let n = 0, x: any;
+  x = v.id;
+  if (x !== undefined) {
+    if (!(e_RequestId(x))) return -1;
+    n++;
+  } else return -1;
+  x = v.result;
+  if (x !== undefined) {
+    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
+    n++;
+  } else return -1;
+  return n;
 }
 
 function e_InitializeProxyResponse(v: any): boolean {
@@ -6729,25 +7533,19 @@ function d_ProxyNotification_params(method: unknown, v: any): boolean {
   }
 }
 
-function e_ProxyNotification(v: any): boolean {
-  if (!rt.isObject(v)) return false;
-  let r = 0;
-  for (const k in v) {
-    const x: any = v[k];
-    switch (k) {
-      case "method":
-        if (!((typeof x === "string"))) return false;
-        r++;
-        break;
-      case "params":
-        if (!((x === null || d_ProxyNotification_params(v.method, x)))) return false;
-        break;
-      default:
-        rt.noteUnknown(v, k);
-        break;
-    }
+function k_ProxyNotification(v: any): number {
+  let n = 0, x: any;
+  x = v.method;
+  if (x !== undefined) {
+    if (!((typeof x === "string"))) return -1;
+    n++;
+  } else return -1;
+  x = v.params;
+  if (x !== undefined) {
+    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
+    n++;
   }
-  return r === 1;
+  return n;
 }
 
 function e_ProxySuccessorNotification(v: any): boolean {
@@ -6763,7 +7561,9 @@ function e_ProxySuccessorNotification(v: any): boolean {
       case "params":
         break;
       case "_meta":
-        if (!((x === null || e_WriteTextFileRequest__meta(x)))) return false;
+        if (!((x === null || e_WriteTextFileRequest__meta(x)))) {
+          rt.noteUnknown(v, k);
+        }
         break;
       default:
         rt.noteUnknown(v, k);
@@ -6776,17 +7576,17 @@ function e_ProxySuccessorNotification(v: any): boolean {
 let askedMethod: string | undefined;
 
 /**
- * `parse.AgentRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentRequest(value: unknown): Result<T.AgentRequest> {
   rt.beginOwned();
-  const exact = e_AgentRequest(value);
+  const exact = rt.isObject(value) && k_AgentRequest(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentRequest } : tolerant.AgentRequest(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.AgentRequest } : tolerant.AgentRequest(value);
 }
 
 /**
- * `parse.RequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
   rt.beginOwned();
@@ -6796,7 +7596,7 @@ function parseOwned_RequestId(value: unknown): Result<T.RequestId> {
 }
 
 /**
- * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
   rt.beginOwned();
@@ -6806,7 +7606,7 @@ function parseOwned_WriteTextFileRequest(value: unknown): Result<T.WriteTextFile
 }
 
 /**
- * `parse.SessionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
   rt.beginOwned();
@@ -6816,7 +7616,7 @@ function parseOwned_SessionId(value: unknown): Result<T.SessionId> {
 }
 
 /**
- * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
   rt.beginOwned();
@@ -6826,7 +7626,7 @@ function parseOwned_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRe
 }
 
 /**
- * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
   rt.beginOwned();
@@ -6836,7 +7636,7 @@ function parseOwned_RequestPermissionRequest(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
   rt.beginOwned();
@@ -6846,7 +7646,7 @@ function parseOwned_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
 }
 
 /**
- * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
   rt.beginOwned();
@@ -6856,7 +7656,7 @@ function parseOwned_ToolCallId(value: unknown): Result<T.ToolCallId> {
 }
 
 /**
- * `parse.ToolKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
   rt.beginOwned();
@@ -6866,7 +7666,7 @@ function parseOwned_ToolKind(value: unknown): Result<T.ToolKind> {
 }
 
 /**
- * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
   rt.beginOwned();
@@ -6876,7 +7676,7 @@ function parseOwned_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
 }
 
 /**
- * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
   rt.beginOwned();
@@ -6886,7 +7686,7 @@ function parseOwned_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
 }
 
 /**
- * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentBlock(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
   rt.beginOwned();
@@ -6896,7 +7696,7 @@ function parseOwned_ContentBlock(value: unknown): Result<T.ContentBlock> {
 }
 
 /**
- * `parse.Annotations(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Annotations(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
   rt.beginOwned();
@@ -6906,7 +7706,7 @@ function parseOwned_Annotations(value: unknown): Result<T.Annotations> {
 }
 
 /**
- * `parse.Role(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Role(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Role(value: unknown): Result<T.Role> {
   rt.beginOwned();
@@ -6916,7 +7716,7 @@ function parseOwned_Role(value: unknown): Result<T.Role> {
 }
 
 /**
- * `parse.TextContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
   rt.beginOwned();
@@ -6926,7 +7726,7 @@ function parseOwned_TextContent(value: unknown): Result<T.TextContent> {
 }
 
 /**
- * `parse.ImageContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ImageContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
   rt.beginOwned();
@@ -6936,7 +7736,7 @@ function parseOwned_ImageContent(value: unknown): Result<T.ImageContent> {
 }
 
 /**
- * `parse.AudioContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AudioContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
   rt.beginOwned();
@@ -6946,7 +7746,7 @@ function parseOwned_AudioContent(value: unknown): Result<T.AudioContent> {
 }
 
 /**
- * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResourceLink(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
   rt.beginOwned();
@@ -6956,7 +7756,7 @@ function parseOwned_ResourceLink(value: unknown): Result<T.ResourceLink> {
 }
 
 /**
- * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResourceResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
   rt.beginOwned();
@@ -6966,7 +7766,7 @@ function parseOwned_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedR
 }
 
 /**
- * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TextResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
   rt.beginOwned();
@@ -6976,7 +7776,7 @@ function parseOwned_TextResourceContents(value: unknown): Result<T.TextResourceC
 }
 
 /**
- * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BlobResourceContents(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
   rt.beginOwned();
@@ -6986,7 +7786,7 @@ function parseOwned_BlobResourceContents(value: unknown): Result<T.BlobResourceC
 }
 
 /**
- * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EmbeddedResource(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
   rt.beginOwned();
@@ -6996,7 +7796,7 @@ function parseOwned_EmbeddedResource(value: unknown): Result<T.EmbeddedResource>
 }
 
 /**
- * `parse.Content(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Content(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Content(value: unknown): Result<T.Content> {
   rt.beginOwned();
@@ -7006,7 +7806,7 @@ function parseOwned_Content(value: unknown): Result<T.Content> {
 }
 
 /**
- * `parse.Diff(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Diff(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Diff(value: unknown): Result<T.Diff> {
   rt.beginOwned();
@@ -7016,7 +7816,7 @@ function parseOwned_Diff(value: unknown): Result<T.Diff> {
 }
 
 /**
- * `parse.TerminalId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
   rt.beginOwned();
@@ -7026,7 +7826,7 @@ function parseOwned_TerminalId(value: unknown): Result<T.TerminalId> {
 }
 
 /**
- * `parse.Terminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Terminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
   rt.beginOwned();
@@ -7036,7 +7836,7 @@ function parseOwned_Terminal(value: unknown): Result<T.Terminal> {
 }
 
 /**
- * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCallLocation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
   rt.beginOwned();
@@ -7046,7 +7846,7 @@ function parseOwned_ToolCallLocation(value: unknown): Result<T.ToolCallLocation>
 }
 
 /**
- * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption> {
   rt.beginOwned();
@@ -7056,7 +7856,7 @@ function parseOwned_PermissionOption(value: unknown): Result<T.PermissionOption>
 }
 
 /**
- * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
   rt.beginOwned();
@@ -7066,7 +7866,7 @@ function parseOwned_PermissionOptionId(value: unknown): Result<T.PermissionOptio
 }
 
 /**
- * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PermissionOptionKind(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
   rt.beginOwned();
@@ -7076,7 +7876,7 @@ function parseOwned_PermissionOptionKind(value: unknown): Result<T.PermissionOpt
 }
 
 /**
- * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
   rt.beginOwned();
@@ -7086,7 +7886,7 @@ function parseOwned_CreateTerminalRequest(value: unknown): Result<T.CreateTermin
 }
 
 /**
- * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnvVariable(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
   rt.beginOwned();
@@ -7096,7 +7896,7 @@ function parseOwned_EnvVariable(value: unknown): Result<T.EnvVariable> {
 }
 
 /**
- * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
   rt.beginOwned();
@@ -7106,7 +7906,7 @@ function parseOwned_TerminalOutputRequest(value: unknown): Result<T.TerminalOutp
 }
 
 /**
- * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
   rt.beginOwned();
@@ -7116,7 +7916,7 @@ function parseOwned_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerm
 }
 
 /**
- * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
   rt.beginOwned();
@@ -7126,7 +7926,7 @@ function parseOwned_WaitForTerminalExitRequest(value: unknown): Result<T.WaitFor
 }
 
 /**
- * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
   rt.beginOwned();
@@ -7136,7 +7936,7 @@ function parseOwned_KillTerminalRequest(value: unknown): Result<T.KillTerminalRe
 }
 
 /**
- * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
   rt.beginOwned();
@@ -7146,7 +7946,7 @@ function parseOwned_CreateElicitationRequest(value: unknown): Result<T.CreateEli
 }
 
 /**
- * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSessionScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
   rt.beginOwned();
@@ -7156,7 +7956,7 @@ function parseOwned_ElicitationSessionScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationRequestScope(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
   rt.beginOwned();
@@ -7166,7 +7966,7 @@ function parseOwned_ElicitationRequestScope(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
   rt.beginOwned();
@@ -7176,7 +7976,7 @@ function parseOwned_ElicitationSchema(value: unknown): Result<T.ElicitationSchem
 }
 
 /**
- * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationSchemaType(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
   rt.beginOwned();
@@ -7186,7 +7986,7 @@ function parseOwned_ElicitationSchemaType(value: unknown): Result<T.ElicitationS
 }
 
 /**
- * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
   rt.beginOwned();
@@ -7196,7 +7996,7 @@ function parseOwned_ElicitationPropertySchema(value: unknown): Result<T.Elicitat
 }
 
 /**
- * `parse.StringFormat(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringFormat(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
   rt.beginOwned();
@@ -7206,7 +8006,7 @@ function parseOwned_StringFormat(value: unknown): Result<T.StringFormat> {
 }
 
 /**
- * `parse.EnumOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.EnumOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
   rt.beginOwned();
@@ -7216,7 +8016,7 @@ function parseOwned_EnumOption(value: unknown): Result<T.EnumOption> {
 }
 
 /**
- * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
   rt.beginOwned();
@@ -7226,7 +8026,7 @@ function parseOwned_StringPropertySchema(value: unknown): Result<T.StringPropert
 }
 
 /**
- * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NumberPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
   rt.beginOwned();
@@ -7236,7 +8036,7 @@ function parseOwned_NumberPropertySchema(value: unknown): Result<T.NumberPropert
 }
 
 /**
- * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IntegerPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
   rt.beginOwned();
@@ -7246,7 +8046,7 @@ function parseOwned_IntegerPropertySchema(value: unknown): Result<T.IntegerPrope
 }
 
 /**
- * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
   rt.beginOwned();
@@ -7256,7 +8056,7 @@ function parseOwned_BooleanPropertySchema(value: unknown): Result<T.BooleanPrope
 }
 
 /**
- * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
   rt.beginOwned();
@@ -7266,7 +8066,7 @@ function parseOwned_MultiSelectItems(value: unknown): Result<T.MultiSelectItems>
 }
 
 /**
- * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StringMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
   rt.beginOwned();
@@ -7276,7 +8076,7 @@ function parseOwned_StringMultiSelectItems(value: unknown): Result<T.StringMulti
 }
 
 /**
- * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TitledMultiSelectItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
   rt.beginOwned();
@@ -7286,7 +8086,7 @@ function parseOwned_TitledMultiSelectItems(value: unknown): Result<T.TitledMulti
 }
 
 /**
- * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MultiSelectPropertySchema(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
   rt.beginOwned();
@@ -7296,7 +8096,7 @@ function parseOwned_MultiSelectPropertySchema(value: unknown): Result<T.MultiSel
 }
 
 /**
- * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
   rt.beginOwned();
@@ -7306,7 +8106,7 @@ function parseOwned_ElicitationFormMode(value: unknown): Result<T.ElicitationFor
 }
 
 /**
- * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
   rt.beginOwned();
@@ -7316,7 +8116,7 @@ function parseOwned_ElicitationId(value: unknown): Result<T.ElicitationId> {
 }
 
 /**
- * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
   rt.beginOwned();
@@ -7326,7 +8126,7 @@ function parseOwned_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlM
 }
 
 /**
- * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
   rt.beginOwned();
@@ -7336,7 +8136,7 @@ function parseOwned_MessageMcpRequest(value: unknown): Result<T.MessageMcpReques
 }
 
 /**
- * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcpId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
   rt.beginOwned();
@@ -7346,7 +8146,7 @@ function parseOwned_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
 }
 
 /**
- * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpRequestId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
   rt.beginOwned();
@@ -7356,7 +8156,7 @@ function parseOwned_McpRequestId(value: unknown): Result<T.McpRequestId> {
 }
 
 /**
- * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
   rt.beginOwned();
@@ -7366,33 +8166,33 @@ function parseOwned_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * `parse.AgentResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
-  const exact = e_AgentResponse(value);
+  const exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponse(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponse(value);
 }
 
 /**
- * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
   rt.beginOwned();
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_AgentResponse(value);
+    exact = rt.isObject(value) && k_AgentResponse_AgentResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.AgentResponse } : tolerant.AgentResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
   rt.beginOwned();
@@ -7402,7 +8202,7 @@ function parseOwned_InitializeResponse(value: unknown): Result<T.InitializeRespo
 }
 
 /**
- * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProtocolVersion(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
   rt.beginOwned();
@@ -7412,7 +8212,7 @@ function parseOwned_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
 }
 
 /**
- * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
   rt.beginOwned();
@@ -7422,7 +8222,7 @@ function parseOwned_AgentCapabilities(value: unknown): Result<T.AgentCapabilitie
 }
 
 /**
- * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
   rt.beginOwned();
@@ -7432,7 +8232,7 @@ function parseOwned_PromptCapabilities(value: unknown): Result<T.PromptCapabilit
 }
 
 /**
- * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
   rt.beginOwned();
@@ -7442,7 +8242,7 @@ function parseOwned_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
 }
 
 /**
- * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
   rt.beginOwned();
@@ -7452,7 +8252,7 @@ function parseOwned_SessionCapabilities(value: unknown): Result<T.SessionCapabil
 }
 
 /**
- * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionListCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
   rt.beginOwned();
@@ -7462,7 +8262,7 @@ function parseOwned_SessionListCapabilities(value: unknown): Result<T.SessionLis
 }
 
 /**
- * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionDeleteCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
   rt.beginOwned();
@@ -7472,7 +8272,7 @@ function parseOwned_SessionDeleteCapabilities(value: unknown): Result<T.SessionD
 }
 
 /**
- * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionAdditionalDirectoriesCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
   rt.beginOwned();
@@ -7482,7 +8282,7 @@ function parseOwned_SessionAdditionalDirectoriesCapabilities(value: unknown): Re
 }
 
 /**
- * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
   rt.beginOwned();
@@ -7492,7 +8292,7 @@ function parseOwned_SessionSystemPromptCapabilities(value: unknown): Result<T.Se
 }
 
 /**
- * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptModeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
   rt.beginOwned();
@@ -7502,7 +8302,7 @@ function parseOwned_SessionSystemPromptModeCapabilities(value: unknown): Result<
 }
 
 /**
- * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionSystemPromptOverrideCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
   rt.beginOwned();
@@ -7512,7 +8312,7 @@ function parseOwned_SessionSystemPromptOverrideCapabilities(value: unknown): Res
 }
 
 /**
- * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionForkCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
   rt.beginOwned();
@@ -7522,7 +8322,7 @@ function parseOwned_SessionForkCapabilities(value: unknown): Result<T.SessionFor
 }
 
 /**
- * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
   rt.beginOwned();
@@ -7532,7 +8332,7 @@ function parseOwned_SessionArchiveCapabilities(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
   rt.beginOwned();
@@ -7542,7 +8342,7 @@ function parseOwned_SessionStatusCapabilities(value: unknown): Result<T.SessionS
 }
 
 /**
- * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionTitleCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
   rt.beginOwned();
@@ -7552,7 +8352,7 @@ function parseOwned_SessionTitleCapabilities(value: unknown): Result<T.SessionTi
 }
 
 /**
- * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionResumeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
   rt.beginOwned();
@@ -7562,7 +8362,7 @@ function parseOwned_SessionResumeCapabilities(value: unknown): Result<T.SessionR
 }
 
 /**
- * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCloseCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
   rt.beginOwned();
@@ -7572,7 +8372,7 @@ function parseOwned_SessionCloseCapabilities(value: unknown): Result<T.SessionCl
 }
 
 /**
- * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentAuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
   rt.beginOwned();
@@ -7582,7 +8382,7 @@ function parseOwned_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCap
 }
 
 /**
- * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
   rt.beginOwned();
@@ -7592,7 +8392,7 @@ function parseOwned_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusC
 }
 
 /**
- * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
   rt.beginOwned();
@@ -7602,7 +8402,7 @@ function parseOwned_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilit
 }
 
 /**
- * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProvidersCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
   rt.beginOwned();
@@ -7612,7 +8412,7 @@ function parseOwned_ProvidersCapabilities(value: unknown): Result<T.ProvidersCap
 }
 
 /**
- * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethod(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
   rt.beginOwned();
@@ -7622,7 +8422,7 @@ function parseOwned_AuthMethod(value: unknown): Result<T.AuthMethod> {
 }
 
 /**
- * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
   rt.beginOwned();
@@ -7632,7 +8432,7 @@ function parseOwned_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
 }
 
 /**
- * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodTerminal(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
   rt.beginOwned();
@@ -7642,7 +8442,7 @@ function parseOwned_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTermi
 }
 
 /**
- * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthMethodAgent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
   rt.beginOwned();
@@ -7652,7 +8452,7 @@ function parseOwned_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
 }
 
 /**
- * `parse.Implementation(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Implementation(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
   rt.beginOwned();
@@ -7662,7 +8462,7 @@ function parseOwned_Implementation(value: unknown): Result<T.Implementation> {
 }
 
 /**
- * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
   rt.beginOwned();
@@ -7672,7 +8472,7 @@ function parseOwned_AuthenticateResponse(value: unknown): Result<T.AuthenticateR
 }
 
 /**
- * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
   rt.beginOwned();
@@ -7682,7 +8482,7 @@ function parseOwned_ListProvidersResponse(value: unknown): Result<T.ListProvider
 }
 
 /**
- * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
   rt.beginOwned();
@@ -7692,7 +8492,7 @@ function parseOwned_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
 }
 
 /**
- * `parse.ProviderId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
   rt.beginOwned();
@@ -7702,7 +8502,7 @@ function parseOwned_ProviderId(value: unknown): Result<T.ProviderId> {
 }
 
 /**
- * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LlmProtocol(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
   rt.beginOwned();
@@ -7712,7 +8512,7 @@ function parseOwned_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
 }
 
 /**
- * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProviderCurrentConfig(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
   rt.beginOwned();
@@ -7722,7 +8522,7 @@ function parseOwned_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurr
 }
 
 /**
- * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
   rt.beginOwned();
@@ -7732,7 +8532,7 @@ function parseOwned_SetProviderResponse(value: unknown): Result<T.SetProviderRes
 }
 
 /**
- * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
   rt.beginOwned();
@@ -7742,7 +8542,7 @@ function parseOwned_DisableProviderResponse(value: unknown): Result<T.DisablePro
 }
 
 /**
- * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
   rt.beginOwned();
@@ -7752,7 +8552,7 @@ function parseOwned_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
 }
 
 /**
- * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
   rt.beginOwned();
@@ -7762,7 +8562,7 @@ function parseOwned_AuthStatusResponse(value: unknown): Result<T.AuthStatusRespo
 }
 
 /**
- * `parse.AuthState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
   rt.beginOwned();
@@ -7772,7 +8572,7 @@ function parseOwned_AuthState(value: unknown): Result<T.AuthState> {
 }
 
 /**
- * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthAccount(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
   rt.beginOwned();
@@ -7782,7 +8582,7 @@ function parseOwned_AuthAccount(value: unknown): Result<T.AuthAccount> {
 }
 
 /**
- * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
   rt.beginOwned();
@@ -7792,7 +8592,7 @@ function parseOwned_NewSessionResponse(value: unknown): Result<T.NewSessionRespo
 }
 
 /**
- * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeState(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState> {
   rt.beginOwned();
@@ -7802,7 +8602,7 @@ function parseOwned_SessionModeState(value: unknown): Result<T.SessionModeState>
 }
 
 /**
- * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionModeId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
   rt.beginOwned();
@@ -7812,7 +8612,7 @@ function parseOwned_SessionModeId(value: unknown): Result<T.SessionModeId> {
 }
 
 /**
- * `parse.SessionMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
   rt.beginOwned();
@@ -7822,7 +8622,7 @@ function parseOwned_SessionMode(value: unknown): Result<T.SessionMode> {
 }
 
 /**
- * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
   rt.beginOwned();
@@ -7832,7 +8632,7 @@ function parseOwned_SessionConfigOption(value: unknown): Result<T.SessionConfigO
 }
 
 /**
- * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
   rt.beginOwned();
@@ -7842,7 +8642,7 @@ function parseOwned_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
 }
 
 /**
- * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionCategory(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
   rt.beginOwned();
@@ -7852,7 +8652,7 @@ function parseOwned_SessionConfigOptionCategory(value: unknown): Result<T.Sessio
 }
 
 /**
- * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigValueId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
   rt.beginOwned();
@@ -7862,7 +8662,7 @@ function parseOwned_SessionConfigValueId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOptions(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
   rt.beginOwned();
@@ -7872,7 +8672,7 @@ function parseOwned_SessionConfigSelectOptions(value: unknown): Result<T.Session
 }
 
 /**
- * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectOption(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
   rt.beginOwned();
@@ -7882,7 +8682,7 @@ function parseOwned_SessionConfigSelectOption(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelectGroup(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
   rt.beginOwned();
@@ -7892,7 +8692,7 @@ function parseOwned_SessionConfigSelectGroup(value: unknown): Result<T.SessionCo
 }
 
 /**
- * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigGroupId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
   rt.beginOwned();
@@ -7902,7 +8702,7 @@ function parseOwned_SessionConfigGroupId(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigSelect(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
   rt.beginOwned();
@@ -7912,7 +8712,7 @@ function parseOwned_SessionConfigSelect(value: unknown): Result<T.SessionConfigS
 }
 
 /**
- * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigBoolean(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
   rt.beginOwned();
@@ -7922,7 +8722,7 @@ function parseOwned_SessionConfigBoolean(value: unknown): Result<T.SessionConfig
 }
 
 /**
- * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
   rt.beginOwned();
@@ -7932,7 +8732,7 @@ function parseOwned_LoadSessionResponse(value: unknown): Result<T.LoadSessionRes
 }
 
 /**
- * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
   rt.beginOwned();
@@ -7942,7 +8742,7 @@ function parseOwned_ListSessionsResponse(value: unknown): Result<T.ListSessionsR
 }
 
 /**
- * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfo(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
   rt.beginOwned();
@@ -7952,7 +8752,7 @@ function parseOwned_SessionInfo(value: unknown): Result<T.SessionInfo> {
 }
 
 /**
- * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
   rt.beginOwned();
@@ -7962,7 +8762,7 @@ function parseOwned_DeleteSessionResponse(value: unknown): Result<T.DeleteSessio
 }
 
 /**
- * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
   rt.beginOwned();
@@ -7972,7 +8772,7 @@ function parseOwned_ForkSessionResponse(value: unknown): Result<T.ForkSessionRes
 }
 
 /**
- * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
   rt.beginOwned();
@@ -7982,7 +8782,7 @@ function parseOwned_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSess
 }
 
 /**
- * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
   rt.beginOwned();
@@ -7992,7 +8792,7 @@ function parseOwned_UnarchiveSessionResponse(value: unknown): Result<T.Unarchive
 }
 
 /**
- * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
   rt.beginOwned();
@@ -8002,7 +8802,7 @@ function parseOwned_SessionStatusResponse(value: unknown): Result<T.SessionStatu
 }
 
 /**
- * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
   rt.beginOwned();
@@ -8012,7 +8812,7 @@ function parseOwned_SessionStatus(value: unknown): Result<T.SessionStatus> {
 }
 
 /**
- * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
   rt.beginOwned();
@@ -8022,7 +8822,7 @@ function parseOwned_SetSessionTitleResponse(value: unknown): Result<T.SetSession
 }
 
 /**
- * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
   rt.beginOwned();
@@ -8032,7 +8832,7 @@ function parseOwned_ResumeSessionResponse(value: unknown): Result<T.ResumeSessio
 }
 
 /**
- * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
   rt.beginOwned();
@@ -8042,7 +8842,7 @@ function parseOwned_CloseSessionResponse(value: unknown): Result<T.CloseSessionR
 }
 
 /**
- * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
   rt.beginOwned();
@@ -8052,7 +8852,7 @@ function parseOwned_SetSessionModeResponse(value: unknown): Result<T.SetSessionM
 }
 
 /**
- * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
   rt.beginOwned();
@@ -8062,7 +8862,7 @@ function parseOwned_SetSessionConfigOptionResponse(value: unknown): Result<T.Set
 }
 
 /**
- * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
   rt.beginOwned();
@@ -8072,7 +8872,7 @@ function parseOwned_PromptResponse(value: unknown): Result<T.PromptResponse> {
 }
 
 /**
- * `parse.StopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
   rt.beginOwned();
@@ -8082,7 +8882,7 @@ function parseOwned_StopReason(value: unknown): Result<T.StopReason> {
 }
 
 /**
- * `parse.Usage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Usage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Usage(value: unknown): Result<T.Usage> {
   rt.beginOwned();
@@ -8092,7 +8892,7 @@ function parseOwned_Usage(value: unknown): Result<T.Usage> {
 }
 
 /**
- * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
   rt.beginOwned();
@@ -8102,7 +8902,7 @@ function parseOwned_ExtResponse(value: unknown): Result<T.ExtResponse> {
 }
 
 /**
- * `parse.Error(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Error(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Error(value: unknown): Result<T.Error> {
   rt.beginOwned();
@@ -8112,7 +8912,7 @@ function parseOwned_Error(value: unknown): Result<T.Error> {
 }
 
 /**
- * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorCode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
   rt.beginOwned();
@@ -8122,17 +8922,17 @@ function parseOwned_ErrorCode(value: unknown): Result<T.ErrorCode> {
 }
 
 /**
- * `parse.AgentNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AgentNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AgentNotification(value: unknown): Result<T.AgentNotification> {
   rt.beginOwned();
-  const exact = e_AgentNotification(value);
+  const exact = rt.isObject(value) && k_AgentNotification(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.AgentNotification } : tolerant.AgentNotification(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.AgentNotification } : tolerant.AgentNotification(value);
 }
 
 /**
- * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotification> {
   rt.beginOwned();
@@ -8142,7 +8942,7 @@ function parseOwned_SessionNotification(value: unknown): Result<T.SessionNotific
 }
 
 /**
- * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
   rt.beginOwned();
@@ -8152,7 +8952,7 @@ function parseOwned_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
 }
 
 /**
- * `parse.MessageId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
   rt.beginOwned();
@@ -8162,7 +8962,7 @@ function parseOwned_MessageId(value: unknown): Result<T.MessageId> {
 }
 
 /**
- * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ContentChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
   rt.beginOwned();
@@ -8172,7 +8972,7 @@ function parseOwned_ContentChunk(value: unknown): Result<T.ContentChunk> {
 }
 
 /**
- * `parse.ToolCall(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ToolCall(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
   rt.beginOwned();
@@ -8182,7 +8982,7 @@ function parseOwned_ToolCall(value: unknown): Result<T.ToolCall> {
 }
 
 /**
- * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntry(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
   rt.beginOwned();
@@ -8192,7 +8992,7 @@ function parseOwned_PlanEntry(value: unknown): Result<T.PlanEntry> {
 }
 
 /**
- * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryPriority(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
   rt.beginOwned();
@@ -8202,7 +9002,7 @@ function parseOwned_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriorit
 }
 
 /**
- * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanEntryStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
   rt.beginOwned();
@@ -8212,7 +9012,7 @@ function parseOwned_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
 }
 
 /**
- * `parse.Plan(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Plan(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Plan(value: unknown): Result<T.Plan> {
   rt.beginOwned();
@@ -8222,7 +9022,7 @@ function parseOwned_Plan(value: unknown): Result<T.Plan> {
 }
 
 /**
- * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdateContent(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
   rt.beginOwned();
@@ -8232,7 +9032,7 @@ function parseOwned_PlanUpdateContent(value: unknown): Result<T.PlanUpdateConten
 }
 
 /**
- * `parse.PlanId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
   rt.beginOwned();
@@ -8242,7 +9042,7 @@ function parseOwned_PlanId(value: unknown): Result<T.PlanId> {
 }
 
 /**
- * `parse.PlanItems(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanItems(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
   rt.beginOwned();
@@ -8252,7 +9052,7 @@ function parseOwned_PlanItems(value: unknown): Result<T.PlanItems> {
 }
 
 /**
- * `parse.PlanFile(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanFile(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
   rt.beginOwned();
@@ -8262,7 +9062,7 @@ function parseOwned_PlanFile(value: unknown): Result<T.PlanFile> {
 }
 
 /**
- * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanMarkdown(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
   rt.beginOwned();
@@ -8272,7 +9072,7 @@ function parseOwned_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
 }
 
 /**
- * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
   rt.beginOwned();
@@ -8282,7 +9082,7 @@ function parseOwned_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
 }
 
 /**
- * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanRemoved(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
   rt.beginOwned();
@@ -8292,7 +9092,7 @@ function parseOwned_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
 }
 
 /**
- * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommand(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
   rt.beginOwned();
@@ -8302,7 +9102,7 @@ function parseOwned_AvailableCommand(value: unknown): Result<T.AvailableCommand>
 }
 
 /**
- * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
   rt.beginOwned();
@@ -8312,7 +9112,7 @@ function parseOwned_AvailableCommandInput(value: unknown): Result<T.AvailableCom
 }
 
 /**
- * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnstructuredCommandInput(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
   rt.beginOwned();
@@ -8322,7 +9122,7 @@ function parseOwned_UnstructuredCommandInput(value: unknown): Result<T.Unstructu
 }
 
 /**
- * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AvailableCommandsUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
   rt.beginOwned();
@@ -8332,7 +9132,7 @@ function parseOwned_AvailableCommandsUpdate(value: unknown): Result<T.AvailableC
 }
 
 /**
- * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CurrentModeUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
   rt.beginOwned();
@@ -8342,7 +9142,7 @@ function parseOwned_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdat
 }
 
 /**
- * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ConfigOptionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
   rt.beginOwned();
@@ -8352,7 +9152,7 @@ function parseOwned_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpd
 }
 
 /**
- * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionInfoUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
   rt.beginOwned();
@@ -8362,7 +9162,7 @@ function parseOwned_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdat
 }
 
 /**
- * `parse.Cost(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Cost(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Cost(value: unknown): Result<T.Cost> {
   rt.beginOwned();
@@ -8372,7 +9172,7 @@ function parseOwned_Cost(value: unknown): Result<T.Cost> {
 }
 
 /**
- * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UsageUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
   rt.beginOwned();
@@ -8382,7 +9182,7 @@ function parseOwned_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
 }
 
 /**
- * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeSeverity(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
   rt.beginOwned();
@@ -8392,7 +9192,7 @@ function parseOwned_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
 }
 
 /**
- * `parse.Notice(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.Notice(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_Notice(value: unknown): Result<T.Notice> {
   rt.beginOwned();
@@ -8402,7 +9202,7 @@ function parseOwned_Notice(value: unknown): Result<T.Notice> {
 }
 
 /**
- * `parse.CompactionId(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionId(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
   rt.beginOwned();
@@ -8412,7 +9212,7 @@ function parseOwned_CompactionId(value: unknown): Result<T.CompactionId> {
 }
 
 /**
- * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
   rt.beginOwned();
@@ -8422,7 +9222,7 @@ function parseOwned_CompactionStatus(value: unknown): Result<T.CompactionStatus>
 }
 
 /**
- * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
   rt.beginOwned();
@@ -8432,7 +9232,7 @@ function parseOwned_CompactionUpdate(value: unknown): Result<T.CompactionUpdate>
 }
 
 /**
- * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionSummaryChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
   rt.beginOwned();
@@ -8442,7 +9242,7 @@ function parseOwned_CompactionSummaryChunk(value: unknown): Result<T.CompactionS
 }
 
 /**
- * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
   rt.beginOwned();
@@ -8452,7 +9252,7 @@ function parseOwned_SubagentSessionCapabilities(value: unknown): Result<T.Subage
 }
 
 /**
- * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionCancelCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
   rt.beginOwned();
@@ -8462,7 +9262,7 @@ function parseOwned_SessionCancelCapabilities(value: unknown): Result<T.SessionC
 }
 
 /**
- * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.StateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
   rt.beginOwned();
@@ -8472,7 +9272,7 @@ function parseOwned_StateUpdate(value: unknown): Result<T.StateUpdate> {
 }
 
 /**
- * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RunningStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
   rt.beginOwned();
@@ -8482,7 +9282,7 @@ function parseOwned_RunningStateUpdate(value: unknown): Result<T.RunningStateUpd
 }
 
 /**
- * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ErrorStopReason(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
   rt.beginOwned();
@@ -8492,7 +9292,7 @@ function parseOwned_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
 }
 
 /**
- * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.IdleStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
   rt.beginOwned();
@@ -8502,7 +9302,7 @@ function parseOwned_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
 }
 
 /**
- * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequiresActionStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
   rt.beginOwned();
@@ -8512,7 +9312,7 @@ function parseOwned_RequiresActionStateUpdate(value: unknown): Result<T.Requires
 }
 
 /**
- * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnknownStateUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
   rt.beginOwned();
@@ -8522,7 +9322,7 @@ function parseOwned_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpd
 }
 
 /**
- * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentUpdate(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
   rt.beginOwned();
@@ -8532,7 +9332,7 @@ function parseOwned_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
 }
 
 /**
- * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessage(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
   rt.beginOwned();
@@ -8542,7 +9342,7 @@ function parseOwned_SessionMessage(value: unknown): Result<T.SessionMessage> {
 }
 
 /**
- * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionMessageChunk(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
   rt.beginOwned();
@@ -8552,7 +9352,7 @@ function parseOwned_SessionMessageChunk(value: unknown): Result<T.SessionMessage
 }
 
 /**
- * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompleteElicitationNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
   rt.beginOwned();
@@ -8562,7 +9362,7 @@ function parseOwned_CompleteElicitationNotification(value: unknown): Result<T.Co
 }
 
 /**
- * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusUpdateNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
   rt.beginOwned();
@@ -8572,7 +9372,7 @@ function parseOwned_AuthStatusUpdateNotification(value: unknown): Result<T.AuthS
 }
 
 /**
- * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ExtNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
   rt.beginOwned();
@@ -8582,17 +9382,17 @@ function parseOwned_ExtNotification(value: unknown): Result<T.ExtNotification> {
 }
 
 /**
- * `parse.ClientRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientRequest(value: unknown): Result<T.ClientRequest> {
   rt.beginOwned();
-  const exact = e_ClientRequest(value);
+  const exact = rt.isObject(value) && k_ClientRequest(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientRequest } : tolerant.ClientRequest(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.ClientRequest } : tolerant.ClientRequest(value);
 }
 
 /**
- * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
   rt.beginOwned();
@@ -8602,7 +9402,7 @@ function parseOwned_InitializeRequest(value: unknown): Result<T.InitializeReques
 }
 
 /**
- * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
   rt.beginOwned();
@@ -8612,7 +9412,7 @@ function parseOwned_ClientCapabilities(value: unknown): Result<T.ClientCapabilit
 }
 
 /**
- * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.FileSystemCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
   rt.beginOwned();
@@ -8622,7 +9422,7 @@ function parseOwned_FileSystemCapabilities(value: unknown): Result<T.FileSystemC
 }
 
 /**
- * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientSessionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
   rt.beginOwned();
@@ -8632,7 +9432,7 @@ function parseOwned_ClientSessionCapabilities(value: unknown): Result<T.ClientSe
 }
 
 /**
- * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CompactionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
   rt.beginOwned();
@@ -8642,7 +9442,7 @@ function parseOwned_CompactionCapabilities(value: unknown): Result<T.CompactionC
 }
 
 /**
- * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionConfigOptionsCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
   rt.beginOwned();
@@ -8652,7 +9452,7 @@ function parseOwned_SessionConfigOptionsCapabilities(value: unknown): Result<T.S
 }
 
 /**
- * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.BooleanConfigOptionCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
   rt.beginOwned();
@@ -8662,7 +9462,7 @@ function parseOwned_BooleanConfigOptionCapabilities(value: unknown): Result<T.Bo
 }
 
 /**
- * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NoticeCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
   rt.beginOwned();
@@ -8672,7 +9472,7 @@ function parseOwned_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilit
 }
 
 /**
- * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SubagentCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
   rt.beginOwned();
@@ -8682,7 +9482,7 @@ function parseOwned_SubagentCapabilities(value: unknown): Result<T.SubagentCapab
 }
 
 /**
- * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PlanCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
   rt.beginOwned();
@@ -8692,7 +9492,7 @@ function parseOwned_PlanCapabilities(value: unknown): Result<T.PlanCapabilities>
 }
 
 /**
- * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
   rt.beginOwned();
@@ -8702,7 +9502,7 @@ function parseOwned_AuthCapabilities(value: unknown): Result<T.AuthCapabilities>
 }
 
 /**
- * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
   rt.beginOwned();
@@ -8712,7 +9512,7 @@ function parseOwned_ElicitationCapabilities(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationFormCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
   rt.beginOwned();
@@ -8722,7 +9522,7 @@ function parseOwned_ElicitationFormCapabilities(value: unknown): Result<T.Elicit
 }
 
 /**
- * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationUrlCapabilities(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
   rt.beginOwned();
@@ -8732,7 +9532,7 @@ function parseOwned_ElicitationUrlCapabilities(value: unknown): Result<T.Elicita
 }
 
 /**
- * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthenticateRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
   rt.beginOwned();
@@ -8742,7 +9542,7 @@ function parseOwned_AuthenticateRequest(value: unknown): Result<T.AuthenticateRe
 }
 
 /**
- * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListProvidersRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
   rt.beginOwned();
@@ -8752,7 +9552,7 @@ function parseOwned_ListProvidersRequest(value: unknown): Result<T.ListProviders
 }
 
 /**
- * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
   rt.beginOwned();
@@ -8762,7 +9562,7 @@ function parseOwned_SetProviderRequest(value: unknown): Result<T.SetProviderRequ
 }
 
 /**
- * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DisableProviderRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
   rt.beginOwned();
@@ -8772,7 +9572,7 @@ function parseOwned_DisableProviderRequest(value: unknown): Result<T.DisableProv
 }
 
 /**
- * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LogoutRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
   rt.beginOwned();
@@ -8782,7 +9582,7 @@ function parseOwned_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
 }
 
 /**
- * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.AuthStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
   rt.beginOwned();
@@ -8792,7 +9592,7 @@ function parseOwned_AuthStatusRequest(value: unknown): Result<T.AuthStatusReques
 }
 
 /**
- * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.NewSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
   rt.beginOwned();
@@ -8802,7 +9602,7 @@ function parseOwned_NewSessionRequest(value: unknown): Result<T.NewSessionReques
 }
 
 /**
- * `parse.McpServer(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServer(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
   rt.beginOwned();
@@ -8812,7 +9612,7 @@ function parseOwned_McpServer(value: unknown): Result<T.McpServer> {
 }
 
 /**
- * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.HttpHeader(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
   rt.beginOwned();
@@ -8822,7 +9622,7 @@ function parseOwned_HttpHeader(value: unknown): Result<T.HttpHeader> {
 }
 
 /**
- * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerHttp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
   rt.beginOwned();
@@ -8832,7 +9632,7 @@ function parseOwned_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
 }
 
 /**
- * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerSse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
   rt.beginOwned();
@@ -8842,7 +9642,7 @@ function parseOwned_McpServerSse(value: unknown): Result<T.McpServerSse> {
 }
 
 /**
- * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerAcp(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
   rt.beginOwned();
@@ -8852,7 +9652,7 @@ function parseOwned_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
 }
 
 /**
- * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpServerStdio(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
   rt.beginOwned();
@@ -8862,7 +9662,7 @@ function parseOwned_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
 }
 
 /**
- * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPrompt(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
   rt.beginOwned();
@@ -8872,7 +9672,7 @@ function parseOwned_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
 }
 
 /**
- * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SystemPromptMode(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
   rt.beginOwned();
@@ -8882,7 +9682,7 @@ function parseOwned_SystemPromptMode(value: unknown): Result<T.SystemPromptMode>
 }
 
 /**
- * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.LoadSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
   rt.beginOwned();
@@ -8892,7 +9692,7 @@ function parseOwned_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequ
 }
 
 /**
- * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ListSessionsRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
   rt.beginOwned();
@@ -8902,7 +9702,7 @@ function parseOwned_ListSessionsRequest(value: unknown): Result<T.ListSessionsRe
 }
 
 /**
- * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionArchiveFilter(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
   rt.beginOwned();
@@ -8912,7 +9712,7 @@ function parseOwned_SessionArchiveFilter(value: unknown): Result<T.SessionArchiv
 }
 
 /**
- * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.DeleteSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
   rt.beginOwned();
@@ -8922,7 +9722,7 @@ function parseOwned_DeleteSessionRequest(value: unknown): Result<T.DeleteSession
 }
 
 /**
- * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ForkSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
   rt.beginOwned();
@@ -8932,7 +9732,7 @@ function parseOwned_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequ
 }
 
 /**
- * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ArchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
   rt.beginOwned();
@@ -8942,7 +9742,7 @@ function parseOwned_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessi
 }
 
 /**
- * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.UnarchiveSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
   rt.beginOwned();
@@ -8952,7 +9752,7 @@ function parseOwned_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveS
 }
 
 /**
- * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SessionStatusRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
   rt.beginOwned();
@@ -8962,7 +9762,7 @@ function parseOwned_SessionStatusRequest(value: unknown): Result<T.SessionStatus
 }
 
 /**
- * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionTitleRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
   rt.beginOwned();
@@ -8972,7 +9772,7 @@ function parseOwned_SetSessionTitleRequest(value: unknown): Result<T.SetSessionT
 }
 
 /**
- * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ResumeSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
   rt.beginOwned();
@@ -8982,7 +9782,7 @@ function parseOwned_ResumeSessionRequest(value: unknown): Result<T.ResumeSession
 }
 
 /**
- * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CloseSessionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
   rt.beginOwned();
@@ -8992,7 +9792,7 @@ function parseOwned_CloseSessionRequest(value: unknown): Result<T.CloseSessionRe
 }
 
 /**
- * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionModeRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
   rt.beginOwned();
@@ -9002,7 +9802,7 @@ function parseOwned_SetSessionModeRequest(value: unknown): Result<T.SetSessionMo
 }
 
 /**
- * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SetSessionConfigOptionRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
   rt.beginOwned();
@@ -9012,7 +9812,7 @@ function parseOwned_SetSessionConfigOptionRequest(value: unknown): Result<T.SetS
 }
 
 /**
- * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.PromptRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
   rt.beginOwned();
@@ -9022,33 +9822,33 @@ function parseOwned_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * `parse.ClientResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
-  const exact = e_ClientResponse(value);
+  const exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponse(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponse(value);
 }
 
 /**
- * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
   rt.beginOwned();
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_ClientResponse(value);
+    exact = rt.isObject(value) && k_ClientResponse_ClientResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ClientResponse } : tolerant.ClientResponseFor(method, value);
 }
 
 /**
- * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WriteTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
   rt.beginOwned();
@@ -9058,7 +9858,7 @@ function parseOwned_WriteTextFileResponse(value: unknown): Result<T.WriteTextFil
 }
 
 /**
- * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReadTextFileResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
   rt.beginOwned();
@@ -9068,7 +9868,7 @@ function parseOwned_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileR
 }
 
 /**
- * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
   rt.beginOwned();
@@ -9078,7 +9878,7 @@ function parseOwned_RequestPermissionResponse(value: unknown): Result<T.RequestP
 }
 
 /**
- * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.RequestPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
   rt.beginOwned();
@@ -9088,7 +9888,7 @@ function parseOwned_RequestPermissionOutcome(value: unknown): Result<T.RequestPe
 }
 
 /**
- * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.SelectedPermissionOutcome(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
   rt.beginOwned();
@@ -9098,7 +9898,7 @@ function parseOwned_SelectedPermissionOutcome(value: unknown): Result<T.Selected
 }
 
 /**
- * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
   rt.beginOwned();
@@ -9108,7 +9908,7 @@ function parseOwned_CreateTerminalResponse(value: unknown): Result<T.CreateTermi
 }
 
 /**
- * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalOutputResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
   rt.beginOwned();
@@ -9118,7 +9918,7 @@ function parseOwned_TerminalOutputResponse(value: unknown): Result<T.TerminalOut
 }
 
 /**
- * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.TerminalExitStatus(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
   rt.beginOwned();
@@ -9128,7 +9928,7 @@ function parseOwned_TerminalExitStatus(value: unknown): Result<T.TerminalExitSta
 }
 
 /**
- * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ReleaseTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
   rt.beginOwned();
@@ -9138,7 +9938,7 @@ function parseOwned_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTer
 }
 
 /**
- * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.WaitForTerminalExitResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
   rt.beginOwned();
@@ -9148,7 +9948,7 @@ function parseOwned_WaitForTerminalExitResponse(value: unknown): Result<T.WaitFo
 }
 
 /**
- * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.KillTerminalResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
   rt.beginOwned();
@@ -9158,7 +9958,7 @@ function parseOwned_KillTerminalResponse(value: unknown): Result<T.KillTerminalR
 }
 
 /**
- * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CreateElicitationResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
   rt.beginOwned();
@@ -9168,7 +9968,7 @@ function parseOwned_CreateElicitationResponse(value: unknown): Result<T.CreateEl
 }
 
 /**
- * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationContentValue(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
   rt.beginOwned();
@@ -9178,7 +9978,7 @@ function parseOwned_ElicitationContentValue(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ElicitationAcceptAction(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
   rt.beginOwned();
@@ -9188,7 +9988,7 @@ function parseOwned_ElicitationAcceptAction(value: unknown): Result<T.Elicitatio
 }
 
 /**
- * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
   rt.beginOwned();
@@ -9198,7 +9998,7 @@ function parseOwned_MessageMcpResponse(value: unknown): Result<T.MessageMcpRespo
 }
 
 /**
- * `parse.McpError(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.McpError(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_McpError(value: unknown): Result<T.McpError> {
   rt.beginOwned();
@@ -9208,17 +10008,17 @@ function parseOwned_McpError(value: unknown): Result<T.McpError> {
 }
 
 /**
- * `parse.ClientNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ClientNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ClientNotification(value: unknown): Result<T.ClientNotification> {
   rt.beginOwned();
-  const exact = e_ClientNotification(value);
+  const exact = rt.isObject(value) && k_ClientNotification(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ClientNotification } : tolerant.ClientNotification(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.ClientNotification } : tolerant.ClientNotification(value);
 }
 
 /**
- * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotification> {
   rt.beginOwned();
@@ -9228,7 +10028,7 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
 }
 
 /**
- * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.MessageMcpNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
   rt.beginOwned();
@@ -9238,7 +10038,7 @@ function parseOwned_MessageMcpNotification(value: unknown): Result<T.MessageMcpN
 }
 
 /**
- * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.CancelRequestNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   rt.beginOwned();
@@ -9248,17 +10048,17 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
 }
 
 /**
- * `parse.ProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyRequest(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
   rt.beginOwned();
-  const exact = e_ProxyRequest(value);
+  const exact = rt.isObject(value) && k_ProxyRequest(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyRequest } : tolerant.ProxyRequest(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentRequest(kept) as T.ProxyRequest } : tolerant.ProxyRequest(value);
 }
 
 /**
- * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
   rt.beginOwned();
@@ -9268,7 +10068,7 @@ function parseOwned_InitializeProxyRequest(value: unknown): Result<T.InitializeP
 }
 
 /**
- * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorRequest(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
   rt.beginOwned();
@@ -9278,33 +10078,33 @@ function parseOwned_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccess
 }
 
 /**
- * `parse.ProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponse(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
-  const exact = e_ProxyResponse(value);
+  const exact = rt.isObject(value) && k_ProxyResponse_ProxyResponseResult(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponse(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ProxyResponse } : tolerant.ProxyResponse(value);
 }
 
 /**
- * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyResponseFor(method, value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
   rt.beginOwned();
   let exact: boolean;
   askedMethod = method;
   try {
-    exact = e_ProxyResponse(value);
+    exact = rt.isObject(value) && k_ProxyResponse_ProxyResponseResult(value) >= 0;
   } finally {
     askedMethod = undefined;
   }
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentResponse(kept) as T.ProxyResponse } : tolerant.ProxyResponseFor(method, value);
 }
 
 /**
- * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.InitializeProxyResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
   rt.beginOwned();
@@ -9314,7 +10114,7 @@ function parseOwned_InitializeProxyResponse(value: unknown): Result<T.Initialize
 }
 
 /**
- * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorResponse(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
   rt.beginOwned();
@@ -9324,17 +10124,17 @@ function parseOwned_ProxySuccessorResponse(value: unknown): Result<T.ProxySucces
 }
 
 /**
- * `parse.ProxyNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxyNotification(value)` of a value the caller owns: a fresh top object of its declared members, holding the rest of `value` (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
   rt.beginOwned();
-  const exact = e_ProxyNotification(value);
+  const exact = rt.isObject(value) && k_ProxyNotification(value) >= 0;
   const kept = rt.settleUnknown(exact, value);
-  return kept !== rt.UNSETTLED ? { ok: true, value: kept as T.ProxyNotification } : tolerant.ProxyNotification(value);
+  return kept !== rt.UNSETTLED ? { ok: true, value: o_AgentNotification(kept) as T.ProxyNotification } : tolerant.ProxyNotification(value);
 }
 
 /**
- * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (its unknown properties deleted) when nothing else changes; never throws.
+ * `parse.ProxySuccessorNotification(value)` of a value the caller owns: `value` itself (unknown and malformed optional properties deleted, S29, S23) when nothing else changes; never throws.
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   rt.beginOwned();
