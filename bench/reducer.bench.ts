@@ -14,7 +14,7 @@
  * What a client sees, and how the bench keeps to it (README.md, "Benchmark:
  * the reducer", gives the experiments behind each point):
  * - Real ES modules. generated/src and bench/naive-reducer.ts are compiled
- *   file by file with esbuild (imports kept) into a temporary directory that
+ *   (bench/compiled-modules.ts, shared with the parse bench) file by file with esbuild (imports kept) into a temporary directory that
  *   holds a `{"type":"module"}` package.json, as the published package
  *   does. Without it, tsx loaded the `.js` files as CommonJS and every
  *   import between modules became a getter call.
