@@ -1,28 +1,47 @@
 /**
- * Parse/validate throughput over the v2-unstable corpus, one process run.
+ * Parse/validate throughput over the v2-unstable corpus: two tables.
  *
- *   npx tsx bench/parse.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--corpus file.jsonl]
- *   npx tsx bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000   # quick form: the table's shape only
+ *   npx tsx --expose-gc bench/parse.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--corpus file.jsonl]
+ *   npx tsx --expose-gc bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000   # quick form: the tables' shape only
  *   npx tsx bench/parse.bench.ts --verdicts      # ours vs ajv / SDK zod, message by message
- *   (add --ours <module> to point at another build of acp-bindings v2/unstable, and
- *   --before <module> to add the owned-tree rows of a second build, e.g. main's, to the same run)
+ *   (add --ours <checkout>/generated/src/v2/unstable/index.ts to measure another build of acp-bindings, and
+ *   --before <checkout>/generated/src/v2/unstable/index.ts to add the owned-tree rows of a second build, e.g. main's)
  *
- * Every contender does the same per message: `JSON.parse` the line, route it
- * to its payload `$def` (route.ts, shared), then check the payload with its
- * own validator for that def. One more row is what a user of acp-bindings
- * runs on a line: `parseOwned.fromText(line, <envelope decoder>)`, which
- * parses the text and decodes the whole envelope, routing by method inside
- * (the receiving side and, for a response, the asked method are known to a
- * connection; here they are read from the corpus before timing). Validators
- * are resolved and compiled before any timing. Rounds interleave the contenders (rotating their order) so drift in
- * machine speed spreads over all of them; the table reports the median round
- * and the p10-p90 spread.
+ * Text -> value: every row does the same per message: `JSON.parse` the line,
+ * route it to its payload `$def` (route.ts, shared), then check the payload
+ * with its own validator for that def. One more row is what a user of
+ * acp-bindings runs on a line: `parseOwned.fromText(line, <envelope decoder>)`,
+ * which parses the text and decodes the whole envelope, routing by method
+ * inside (the receiving side and, for a response, the asked method are known
+ * to a connection; here they are read from the corpus before timing).
+ *
+ * Values: check-only, on payloads parsed and routed before timing, as the
+ * connection's `validateOutgoing` checks the objects it is about to write:
+ * ajv's compiled validator, ours `validate`, and for information the SDK's
+ * zod and ours `parse`.
+ *
+ * What a user runs, and how the bench keeps to it (README.md, "Benchmark:
+ * parse and validate"):
+ * - Real ES modules: ours is compiled (bench/compiled-modules.ts) and loaded
+ *   as the built package is, never the `.ts` sources through tsx.
+ * - One decoder per process: each row runs in a fresh process of its own
+ *   (so that the type feedback of other rows does not shape its code), from
+ *   its own copy of the compiled modules, with its table's floor interleaved
+ *   in the same process (`JSON.parse` alone; on values, a walk that reads
+ *   every value). Every ratio is a ratio of medians within one process;
+ *   "÷ zod / ÷ ajv" compare those floor-normalised times.
+ * - GC: one full GC before the rounds, none between samples, one untimed
+ *   pass of the same row before each timed sample. Rounds interleave the two
+ *   rows (alternating their order); medians and the p10-p90 spread.
  */
-import { readFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { fork } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSdkZod, makeAjv } from "./anchors.js";
+import { compileModules, importCompiled } from "./compiled-modules.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import {
   buildMethodTable, indexRequests, isRecord, loadSchema, routeMessage,
@@ -66,26 +85,35 @@ export function loadWorkload(): Workload {
   return { lines, bytes, table, requests, defs: [...defs].sort(), routes };
 }
 
+/** Every routed payload of the corpus, parsed: the input of the values table (made before timing). */
+function payloads(work: Workload): Route[] {
+  return work.lines.flatMap((line) => routeMessage(JSON.parse(line), work.table, work.requests) ?? []);
+}
+
 function stringArg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 // ---------------------------------------------------------------------------
-// Contenders
+// Builds of acp-bindings
 
-/** Checks one payload; true when the contender accepts it. */
-type Check = (value: unknown) => boolean;
+/** A build of acp-bindings: a checkout holding generated/src, and its v2/unstable entry once compiled (relative to it). */
+interface Build {
+  root: string;
+  entry: string;
+}
 
-/** Decodes one whole line (text to value); true when it decodes. */
-type LineCheck = (line: string) => boolean;
+const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DEFAULT_ENTRY = "generated/src/v2/unstable/index.ts";
 
-interface Contender {
-  name: string;
-  /** Resolves the check for a `$def`; absent for the JSON.parse floor. */
-  resolve?: (def: string) => Check;
-  /** Instead of `JSON.parse` + route + check: each line's own whole-line decoder (chosen before timing). */
-  lineChecks?: (work: Workload) => LineCheck[];
+/** The build a `--ours` / `--before` path names (a `.ts` module under some checkout's generated/src), or this project's. */
+function buildAt(path: string | undefined): Build {
+  if (path === undefined) return { root: PROJECT_ROOT, entry: DEFAULT_ENTRY.replace(/\.ts$/, ".js") };
+  const at = path.lastIndexOf(`generated${sep}src${sep}`);
+  if (at < 0 || !path.endsWith(".ts")) throw new Error(`${path}: expected a .ts module under a checkout's generated/src/`);
+  const root = path.slice(0, at) || ".";
+  return { root, entry: relative(root, path).replace(/\.ts$/, ".js") };
 }
 
 /** A generated entry point: `parse.X` / `validate.X` for every `$defs` key X. */
@@ -101,70 +129,164 @@ export interface Ours {
   parseOwned?: OwnedDecoders;
 }
 
-const OURS_DEFAULT = new URL("../generated/src/v2/unstable/index.ts", import.meta.url);
+/** Why a build cannot be measured; `notYet` marks the expected case of this project's module not generated (yet). */
+interface Missing {
+  missing: string;
+  notYet: boolean;
+}
 
-/**
- * Loads acp-bindings v2/unstable, or explains why it cannot; `notYet` marks
- * the expected case of a module that is not generated (yet).
- */
-export async function loadOurs(): Promise<Ours | { missing: string; notYet: boolean }> {
-  const override = stringArg("ours");
-  const url = override ? pathToFileURL(override) : OURS_DEFAULT;
+/** Compiles a build into `out`, or explains why it cannot be used. */
+async function compileBuild(build: Build, out: string, override: boolean): Promise<Missing | undefined> {
+  const source = join(build.root, build.entry.replace(/\.js$/, ".ts"));
+  if (!existsSync(source)) return { missing: `${source} not generated yet`, notYet: !override };
   try {
-    const mod = (await import(url.href)) as Partial<Ours>;
-    if (!isRecord(mod.parse) || !isRecord(mod.validate)) {
-      return { missing: `${url.pathname} has no parse/validate exports (yet)`, notYet: !override };
-    }
-    return mod as Ours;
+    await compileModules(build.root, out);
+    return undefined;
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && !override) return { missing: "generated/src/v2/unstable/index.ts not generated yet", notYet: true };
-    return { missing: `failed to load ${url.pathname}: ${(error as Error).message}`, notYet: false };
+    return { missing: `failed to compile ${build.root}/generated/src: ${(error as Error).message}`, notYet: false };
   }
 }
 
-function ourCheck(fns: Ours["parse"], kind: string): (def: string) => Check {
+/** The compiled build in `dir`, imported as an ES module (throws otherwise), or why it has no parse/validate. */
+async function importBuild(dir: string, build: Build): Promise<Ours | Missing> {
+  const mod = (await importCompiled(dir, build.entry)) as Partial<Ours>;
+  if (!isRecord(mod.parse) || !isRecord(mod.validate)) return { missing: `${build.entry} has no parse/validate exports (yet)`, notYet: false };
+  return mod as Ours;
+}
+
+// ---------------------------------------------------------------------------
+// Rows
+
+/** Checks one payload; true when the row accepts it. */
+type Check = (value: unknown) => boolean;
+
+/** Decodes one whole line (text to value); true when it decodes. */
+type LineCheck = (line: string) => boolean;
+
+/** One pass over the corpus, every check resolved before timing; returns the number of accepted messages. */
+type Pass = () => number;
+
+type TableName = "text" | "values";
+
+/** A row of a table; its pass is made in the row's own process. */
+interface Spec {
+  name: string;
+  table: TableName;
+  /** The build this row runs (from its own copy of the compiled modules); absent for the anchors and floors. */
+  build?: "ours" | "before";
+  pass: (work: Workload, ours: Ours | undefined) => Pass | Promise<Pass>;
+}
+
+/** `JSON.parse` of every line, nothing else: the text table's floor. */
+function textFloor({ lines }: Workload): Pass {
+  return () => {
+    let accepted = 0;
+    for (let i = 0; i < lines.length; i++) if (JSON.parse(lines[i]!) !== undefined) accepted++;
+    return accepted;
+  };
+}
+
+/** `JSON.parse` + route + the row's check for the payload's `$def`. */
+function routed(work: Workload, resolve: (def: string) => Check): Pass {
+  const { lines, table, requests } = work;
+  const checks = new Map(work.defs.map((def) => [def, resolve(def)]));
+  return () => {
+    let accepted = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const route = routeMessage(JSON.parse(lines[i]!), table, requests);
+      if (route !== undefined && checks.get(route.def)!(route.value)) accepted++;
+    }
+    return accepted;
+  };
+}
+
+/** Each line through its own whole-line decoder (chosen before timing). */
+function wholeLines({ lines }: Workload, checks: LineCheck[]): Pass {
+  return () => {
+    let accepted = 0;
+    for (let i = 0; i < lines.length; i++) if (checks[i]!(lines[i]!)) accepted++;
+    return accepted;
+  };
+}
+
+/** The row's check of each payload, parsed and routed before timing (its check for the payload's `$def` chosen before timing too). */
+function onValues(work: Workload, resolve: (def: string) => Check): Pass {
+  const routes = payloads(work);
+  const byDef = new Map(work.defs.map((def) => [def, resolve(def)]));
+  const checks = routes.map((r) => byDef.get(r.def)!);
+  const values = routes.map((r) => r.value);
+  return () => {
+    let accepted = 0;
+    for (let i = 0; i < values.length; i++) if (checks[i]!(values[i])) accepted++;
+    return accepted;
+  };
+}
+
+function ourCheck(fns: Ours["parse"] | undefined, kind: string): (def: string) => Check {
   return (def) => {
-    const fn = fns[def];
+    const fn = fns?.[def];
     if (fn === undefined) throw new Error(`ours: no ${kind}.${def}`);
     return (value) => fn(value).ok;
   };
 }
 
-/** The contender list; rows for ours are replaced by notes when it is missing. */
-async function contenders(): Promise<{ list: Contender[]; notes: string[] }> {
-  const schema = loadSchema();
-  const ajv = makeAjv(schema, { integerFormats: false });
+async function zodCheck(): Promise<(def: string) => Check> {
   const zod = await loadSdkZod();
-  const list: Contender[] = [
-    { name: "JSON.parse (floor)" },
-    { name: "JSON.parse + route only", resolve: () => () => true },
-    // What reading the whole fresh tree costs, with no check at all: the floor of any exact owned-tree check.
-    { name: "JSON.parse + route + read every value", resolve: () => readsEveryValue },
-    { name: "JSON.parse + SDK zod", resolve: (def) => { const s = zod(def); return (v) => s.safeParse(v).success; } },
-    { name: "JSON.parse + ajv", resolve: (def) => { const f = ajv(def); return (v) => f(v) as boolean; } },
-  ];
-  const notes: string[] = [];
-  const ours = await loadOurs();
-  if ("missing" in ours) notes.push(`ours skipped: ${ours.missing}`);
-  else {
-    list.push({ name: "JSON.parse + ours parse", resolve: ourCheck(ours.parse, "parse") });
-    list.push({ name: "JSON.parse + ours validate", resolve: ourCheck(ours.validate, "validate") });
-    // The tree JSON.parse made in the pass is owned by it: the owned path may return it as is.
-    list.push(...ownedRows("ours", ours));
-  }
-  const before = stringArg("before");
-  if (before) list.push(...ownedRows("before", (await import(pathToFileURL(before).href)) as Ours));
-  return { list, notes };
+  return (def) => {
+    const schema = zod(def);
+    return (v) => schema.safeParse(v).success;
+  };
 }
 
-/** The owned-tree rows of a build: payloads after the bench's routing, and whole lines. */
-function ownedRows(label: string, build: Ours): Contender[] {
-  const owned = build.parseOwned;
-  if (owned === undefined) return [];
-  const rows: Contender[] = [{ name: `JSON.parse + ${label} parseOwned (owned tree)`, resolve: ourCheck(owned, "parseOwned") }];
-  if (owned.fromText) rows.push({ name: `${label} parseOwned.fromText, whole line`, lineChecks: (work) => work.routes.map((r) => wholeLine(owned, r)) });
-  return rows;
+function ajvCheck(): (def: string) => Check {
+  const ajv = makeAjv(loadSchema(), { integerFormats: false });
+  return (def) => {
+    const fn = ajv(def);
+    return (v) => fn(v) as boolean;
+  };
+}
+
+const TEXT_FLOOR: Spec = { name: "JSON.parse (floor)", table: "text", pass: textFloor };
+const VALUES_FLOOR: Spec = { name: "read every value (floor)", table: "values", pass: (work) => onValues(work, () => readsEveryValue) };
+
+/** The rows of both tables, floors first; ours and `before` only when their build is there. */
+function specs(ours: boolean, before: boolean): Spec[] {
+  const list: Spec[] = [
+    TEXT_FLOOR,
+    { name: "JSON.parse + route only", table: "text", pass: (work) => routed(work, () => () => true) },
+    // What reading the whole fresh tree costs, with no check at all: the floor of any exact owned-tree check.
+    { name: "JSON.parse + route + read every value", table: "text", pass: (work) => routed(work, () => readsEveryValue) },
+    { name: "JSON.parse + SDK zod", table: "text", pass: async (work) => routed(work, await zodCheck()) },
+    { name: "JSON.parse + ajv", table: "text", pass: (work) => routed(work, ajvCheck()) },
+  ];
+  if (ours) {
+    list.push(
+      { name: "JSON.parse + ours parse", table: "text", build: "ours", pass: (work, b) => routed(work, ourCheck(b?.parse, "parse")) },
+      { name: "JSON.parse + ours validate", table: "text", build: "ours", pass: (work, b) => routed(work, ourCheck(b?.validate, "validate")) },
+      ...ownedRows("ours"),
+    );
+  }
+  if (before) list.push(...ownedRows("before"));
+  list.push(VALUES_FLOOR, { name: "ajv", table: "values", pass: (work) => onValues(work, ajvCheck()) });
+  if (ours) list.push({ name: "ours validate", table: "values", build: "ours", pass: (work, b) => onValues(work, ourCheck(b?.validate, "validate")) });
+  list.push({ name: "SDK zod (safeParse)", table: "values", pass: async (work) => onValues(work, await zodCheck()) });
+  if (ours) list.push({ name: "ours parse", table: "values", build: "ours", pass: (work, b) => onValues(work, ourCheck(b?.parse, "parse")) });
+  return list;
+}
+
+/** The owned-tree rows of a build: payloads after the bench's routing, and whole lines (a build before `parseOwned` has none: its rows fail). */
+function ownedRows(label: "ours" | "before"): Spec[] {
+  return [
+    // The tree JSON.parse made in the pass is owned by it: the owned path may return it as is.
+    { name: `JSON.parse + ${label} parseOwned (owned tree)`, table: "text", build: label, pass: (work, b) => routed(work, ourCheck(b?.parseOwned, "parseOwned")) },
+    {
+      name: `${label} parseOwned.fromText, whole line`, table: "text", build: label,
+      pass: (work, b) => {
+        if (b?.parseOwned?.fromText === undefined) throw new Error(`${label}: no parseOwned.fromText`);
+        return wholeLines(work, work.routes.map((r) => wholeLine(b.parseOwned!, r)));
+      },
+    },
+  ];
 }
 
 /**
@@ -209,28 +331,6 @@ function readsEveryValue(value: unknown): boolean {
 // ---------------------------------------------------------------------------
 // Timing
 
-/** The per-row work of one pass: the floor, payload checks by `$def`, or one decoder per line. */
-type PassWork = Map<string, Check> | LineCheck[] | undefined;
-
-/** One pass over the corpus; returns the number of accepted messages. */
-function pass(work: Workload, checks: PassWork): number {
-  const { lines, table, requests } = work;
-  let accepted = 0;
-  if (Array.isArray(checks)) {
-    for (let i = 0; i < lines.length; i++) if (checks[i]!(lines[i]!)) accepted++;
-    return accepted;
-  }
-  if (checks === undefined) {
-    for (let i = 0; i < lines.length; i++) if (JSON.parse(lines[i]!) !== undefined) accepted++;
-    return accepted;
-  }
-  for (let i = 0; i < lines.length; i++) {
-    const route: Route | undefined = routeMessage(JSON.parse(lines[i]!), table, requests);
-    if (route !== undefined && checks.get(route.def)!(route.value)) accepted++;
-  }
-  return accepted;
-}
-
 interface Row {
   name: string;
   accepted: number;
@@ -243,35 +343,34 @@ function gc(): void {
 }
 
 /**
- * Times `reps` passes after one untimed pass of the same contender (which pays for the young
- * garbage the previous contender left and brings the heap to this contender's steady state);
+ * Times `reps` passes after one untimed pass of the same row (which pays for the young
+ * garbage the previous row left and brings the heap to this row's steady state);
  * returns milliseconds per pass and the accepted count. No GC is forced here: a forced full GC
  * leaves the young generation shrunk, which a process decoding a live stream never has, and
  * made every allocating row 1.5-2x slower in the samples after it (README, "GC policy").
  */
-function sample(work: Workload, checks: PassWork, reps: number): { ms: number; accepted: number } {
-  pass(work, checks);
+function sample(pass: Pass, reps: number): { ms: number; accepted: number } {
+  pass();
   let accepted = 0;
   const start = performance.now();
-  for (let r = 0; r < reps; r++) accepted = pass(work, checks);
+  for (let r = 0; r < reps; r++) accepted = pass();
   return { ms: (performance.now() - start) / reps, accepted };
 }
 
 /**
- * Runs warm-up then timed rounds, rotating the contender order each round, after one full GC.
- * A fast contender repeats the corpus within one sample so that each sample
+ * Runs warm-up then timed rounds, rotating the row order each round, after one full GC.
+ * A fast row repeats the corpus within one sample so that each sample
  * lasts at least `minSampleMs` (timer and GC noise would dominate otherwise);
  * the reported time is per pass over the corpus.
  */
-function measure(work: Workload, list: Contender[], rounds: number, warmup: number, minSampleMs = 200): Row[] {
+function measure(names: string[], passes: Pass[], rounds: number, warmup: number, minSampleMs = 200): Row[] {
   gc();
-  const checks: PassWork[] = list.map((c) => (c.lineChecks ? c.lineChecks(work) : c.resolve ? new Map(work.defs.map((d) => [d, c.resolve!(d)])) : undefined));
-  const rows: Row[] = list.map((c) => ({ name: c.name, accepted: 0, times: [] }));
-  const reps = list.map(() => 1);
+  const rows: Row[] = names.map((name) => ({ name, accepted: 0, times: [] }));
+  const reps = passes.map(() => 1);
   for (let round = -warmup; round < rounds; round++) {
-    for (let k = 0; k < list.length; k++) {
-      const i = (k + Math.max(round, 0)) % list.length;
-      const { ms, accepted } = sample(work, checks[i], reps[i]!);
+    for (let k = 0; k < passes.length; k++) {
+      const i = (k + Math.max(round, 0)) % passes.length;
+      const { ms, accepted } = sample(passes[i]!, reps[i]!);
       if (round < 0) reps[i] = Math.max(1, Math.ceil(minSampleMs / ms));
       else {
         rows[i]!.times.push(ms);
@@ -289,42 +388,134 @@ function quantile(sorted: number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+const median = (times: number[]) => quantile([...times].sort((a, b) => a - b), 0.5);
+
+// ---------------------------------------------------------------------------
+// Processes
+
+/** What the process of one row reports: its table's floor and the row, measured interleaved. */
+interface Measured {
+  floor: Row;
+  row: Row;
+}
+
+/**
+ * Measures the row named `name` in this (fresh) process, beside its table's
+ * floor; a row of ours runs from the copy of the compiled modules in `dir`
+ * made for it alone.
+ */
+async function measureRow(name: string, dir: string): Promise<Measured> {
+  const spec = specs(true, stringArg("before") !== undefined).find((s) => s.name === name);
+  if (spec === undefined) throw new Error(`no row named ${name}`);
+  const floor = spec.table === "text" ? TEXT_FLOOR : VALUES_FLOOR;
+  const work = loadWorkload();
+  let ours: Ours | undefined;
+  if (spec.build !== undefined) {
+    const loaded = await importBuild(dir, buildAt(stringArg(spec.build)));
+    if ("missing" in loaded) throw new Error(loaded.missing);
+    ours = loaded;
+  }
+  const passes = [await floor.pass(work, undefined), await spec.pass(work, ours)];
+  const [floorRow, row] = measure([floor.name, spec.name], passes, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
+  return { floor: floorRow!, row: row! };
+}
+
+/** Runs `--row <name>` in a fresh process with this process's flags (tsx's loader, --expose-gc), and returns its result. */
+function inFreshProcess(name: string, dir: string): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), "--row", name, "--modules", dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    let result: Measured | undefined;
+    child.on("message", (message) => (result = message as Measured));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 && result ? resolve(result) : reject(new Error(`row "${name}": its process exited with ${code}`))));
+  });
+}
+
 // ---------------------------------------------------------------------------
 // Report
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** A row with its time over its own process's floor (median over median). */
+interface Normalised {
+  name: string;
+  accepted: number;
+  times: number[];
+  /** The row's median time ÷ the floor's median time, both from the row's process. */
+  ratio: number;
+}
+
 /**
- * Markdown table: throughput from the median round, spread from the p10/p90
- * rounds. "time ÷ JSON.parse" is the slowdown over the floor; "speed ÷ X" is
- * how many times faster than X (above 1 = faster).
+ * The floor row of a table: each process measured its own floor; shown are
+ * the median of those processes' medians, and their range in the spread column.
  */
-export function table(work: Workload, rows: Row[]): string {
+function floorRow(results: Measured[]): { name: string; accepted: number; ms: number; slowest: number; fastest: number } {
+  const medians = results.map((r) => median(r.floor.times)).sort((a, b) => a - b);
+  return { name: results[0]!.floor.name, accepted: results[0]!.floor.accepted, ms: quantile(medians, 0.5), slowest: medians.at(-1)!, fastest: medians[0]! };
+}
+
+function normalise(results: Measured[]): Normalised[] {
+  return results.map(({ floor, row }) => ({ ...row, ratio: median(row.times) / median(floor.times) }));
+}
+
+/** "speed ÷ X" of a row against the rows named `anchors` (by a substring), from floor-normalised times: above 1 = faster. */
+function speedOver(rows: Normalised[], anchors: string[]): (row: Normalised | undefined) => string {
+  const ratios = anchors.map((a) => rows.find((r) => r.name.includes(a))?.ratio ?? NaN);
+  return (row) => ratios.map((anchor) => `${fmt(anchor / (row?.ratio ?? 1), 2)}×`).join(" / ");
+}
+
+/**
+ * Markdown table of text -> value: throughput from the median round, spread
+ * from the p10/p90 rounds (both absolute, from the row's own process).
+ * "time ÷ JSON.parse" is the row's slowdown over the floor measured in its
+ * process; "speed ÷ X" compares those ratios (above 1 = faster than X).
+ */
+export function textTable(work: Workload, results: Measured[]): string {
   const n = work.lines.length;
-  const median = (r: Row | undefined) => (r ? quantile([...r.times].sort((a, b) => a - b), 0.5) : NaN);
-  const floor = median(rows[0]);
-  const zod = median(rows.find((r) => r.name.includes("zod")));
-  const ajv = median(rows.find((r) => r.name.includes("ajv")));
+  const rate = (ms: number) => n / (ms / 1000);
+  const rows = normalise(results);
+  const speed = speedOver(rows, ["zod", "ajv"]);
+  const floor = floorRow(results);
   const out = [
     "| contender | accepted | msgs/s median | MB/s median | spread msgs/s (p10–p90) | time ÷ JSON.parse | speed ÷ SDK zod / ajv |",
     "|---|---:|---:|---:|---:|---:|---:|",
+    `| ${floor.name} | ${fmt(floor.accepted)} | ${fmt(rate(floor.ms))} | ${fmt(work.bytes / 1e6 / (floor.ms / 1000), 1)} | ` +
+      `${fmt(rate(floor.slowest))}–${fmt(rate(floor.fastest))} | 1.00× | ${speed(undefined)} |`,
   ];
   for (const row of rows) {
     const sorted = [...row.times].sort((a, b) => a - b);
     const ms = quantile(sorted, 0.5);
-    const rate = (t: number) => n / (t / 1000);
     out.push(`| ${row.name} | ${fmt(row.accepted)} | ${fmt(rate(ms))} | ${fmt(work.bytes / 1e6 / (ms / 1000), 1)} | ` +
-      `${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(ms / floor, 2)}× | ` +
-      `${fmt(zod / ms, 2)}× / ${fmt(ajv / ms, 2)}× |`);
+      `${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(row.ratio, 2)}× | ${speed(row)} |`);
   }
   return out.join("\n");
 }
 
-function header(work: Workload, rounds: number, warmup: number): string {
+/** Markdown table of the check on values: as `textTable`, over the values floor, against ajv and the SDK's zod. */
+export function valuesTable(results: Measured[], values: number): string {
+  const rate = (ms: number) => values / (ms / 1000);
+  const rows = normalise(results);
+  const speed = speedOver(rows, ["ajv", "zod"]);
+  const floor = floorRow(results);
+  const out = [
+    "| check, on values parsed and routed before timing | accepted | values/s median | spread values/s (p10–p90) | time ÷ read every value | speed ÷ ajv / SDK zod |",
+    "|---|---:|---:|---:|---:|---:|",
+    `| ${floor.name} | ${fmt(floor.accepted)} | ${fmt(rate(floor.ms))} | ${fmt(rate(floor.slowest))}–${fmt(rate(floor.fastest))} | 1.00× | ${speed(undefined)} |`,
+  ];
+  for (const row of rows) {
+    const sorted = [...row.times].sort((a, b) => a - b);
+    out.push(`| ${row.name} | ${fmt(row.accepted)} | ${fmt(rate(quantile(sorted, 0.5)))} | ` +
+      `${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(row.ratio, 2)}× | ${speed(row)} |`);
+  }
+  return out.join("\n");
+}
+
+function header(work: Workload, rounds: number, warmup: number, processes: number, loadAtStart: number): string {
   return [
     `corpus: ${fmt(work.lines.length)} messages, ${fmt(work.bytes / 1e6, 2)} MB, ${work.defs.length} payload defs`,
-    `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
-      `${rounds} timed rounds after ${warmup} warm-up, ` +
+    `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; ` +
+      `each row in a fresh process with its table's floor interleaved (${processes} processes, one after another), ours from compiled ES modules, a copy per row; ` +
+      `${rounds} timed rounds after ${warmup} warm-up; ` +
       `one full GC before the rounds: ${typeof (globalThis as { gc?: unknown }).gc === "function" ? "yes" : "no (run with --expose-gc)"}, none between samples, one untimed pass before each`,
   ].join("\n");
 }
@@ -429,24 +620,63 @@ function printVerdicts(work: Workload, report: VerdictReport, shown = 5): boolea
 // ---------------------------------------------------------------------------
 // Main
 
-async function main(): Promise<void> {
-  const work = loadWorkload();
-  if (process.argv.includes("--verdicts")) {
-    const ours = await loadOurs();
-    if ("missing" in ours) {
-      console.log(`verdicts skipped: ${ours.missing}`);
-      if (!ours.notYet) process.exitCode = 1;
-      return;
-    }
-    if (!printVerdicts(work, await verdicts(work, ours))) process.exitCode = 1;
+/** `--verdicts`: ours (compiled, as measured) against ajv and the SDK's zod, message by message. */
+async function runVerdicts(work: Workload, dir: string): Promise<void> {
+  const build = buildAt(stringArg("ours"));
+  const ours = (await compileBuild(build, dir, stringArg("ours") !== undefined)) ?? (await importBuild(dir, build));
+  if ("missing" in ours) {
+    console.log(`verdicts skipped: ${ours.missing}`);
+    if (!ours.notYet) process.exitCode = 1;
     return;
   }
+  if (!printVerdicts(work, await verdicts(work, ours))) process.exitCode = 1;
+}
+
+/**
+ * The tables: each row in a fresh process (one after another), every row of
+ * a build from its own copy of that build's compiled modules.
+ */
+async function runTables(work: Workload, dir: string): Promise<void> {
+  const loadAtStart = loadavg()[0]!;
   const rounds = numberArg("rounds") ?? 15;
   const warmup = numberArg("warmup") ?? 3;
-  const { list, notes } = await contenders();
-  console.log(header(work, rounds, warmup) + "\n");
-  console.log(table(work, measure(work, list, rounds, warmup)));
+  const notes: string[] = [];
+  const oursArg = stringArg("ours");
+  const oursMissing = await compileBuild(buildAt(oursArg), join(dir, "ours"), oursArg !== undefined);
+  if (oursMissing) notes.push(`ours skipped: ${oursMissing.missing}`);
+  const beforeArg = stringArg("before");
+  if (beforeArg !== undefined) {
+    const beforeMissing = await compileBuild(buildAt(beforeArg), join(dir, "before"), true);
+    if (beforeMissing) throw new Error(`--before: ${beforeMissing.missing}`);
+  }
+  const results: Record<TableName, Measured[]> = { text: [], values: [] };
+  for (const [i, spec] of specs(oursMissing === undefined, beforeArg !== undefined).entries()) {
+    if (spec === TEXT_FLOOR || spec === VALUES_FLOOR) continue;
+    const modules = join(dir, String(i));
+    if (spec.build !== undefined) cpSync(join(dir, spec.build), modules, { recursive: true });
+    results[spec.table].push(await inFreshProcess(spec.name, modules));
+  }
+  const values = work.routes.filter((r) => r !== undefined).length;
+  console.log(header(work, rounds, warmup, results.text.length + results.values.length, loadAtStart) + "\n");
+  console.log("text -> value: JSON.parse of each line and the check (whole lines: the decoder alone)\n");
+  console.log(textTable(work, results.text) + "\n");
+  console.log(`values: the check alone, on the ${fmt(values)} payloads parsed and routed before timing\n`);
+  console.log(valuesTable(results.values, values));
   for (const note of notes) console.log(`\n_${note}_`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+async function main(): Promise<void> {
+  const work = loadWorkload();
+  const dir = mkdtempSync(join(tmpdir(), "parse-bench-"));
+  try {
+    await (process.argv.includes("--verdicts") ? runVerdicts(work, dir) : runTables(work, dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const row = stringArg("row");
+  if (row === undefined) await main();
+  else process.send!(await measureRow(row, stringArg("modules")!));
+}

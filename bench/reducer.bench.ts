@@ -14,7 +14,7 @@
  * What a client sees, and how the bench keeps to it (README.md, "Benchmark:
  * the reducer", gives the experiments behind each point):
  * - Real ES modules. generated/src and bench/naive-reducer.ts are compiled
- *   file by file with esbuild (imports kept) into a temporary directory that
+ *   (bench/compiled-modules.ts, shared with the parse bench) file by file with esbuild (imports kept) into a temporary directory that
  *   holds a `{"type":"module"}` package.json, as the published package
  *   does. Without it, tsx loaded the `.js` files as CommonJS and every
  *   import between modules became a getter call.
@@ -54,14 +54,14 @@
  * is reduced, so what a state keeps of its update is counted and the rest
  * of the decode is not.
  */
-import { build } from "esbuild";
 import { fork } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { compileModules, importCompiled } from "./compiled-modules.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import type { NaiveState } from "./naive-reducer.js";
 
@@ -76,35 +76,12 @@ interface Modules {
   readonly pmap: Pmap;
 }
 
-/**
- * Compiles generated/src and the naive reducer into `out` as plain ES modules
- * (one output file per source, imports kept), marked `"type": "module"` as the
- * published package is, so that Node (and tsx) load them as ES modules.
- */
-async function compile(out: string): Promise<void> {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const sources = readdirSync(join(root, "generated/src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
-  const entryPoints = [...sources.map((f) => join(root, "generated/src", f)), join(root, "bench/naive-reducer.ts")];
-  await build({ entryPoints, outbase: root, outdir: out, format: "esm", platform: "node", target: "node20", logLevel: "error" });
-  writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module" }));
-}
-
-/**
- * The modules `compile` wrote into `dir`, imported; throws unless they loaded
- * as ES modules (an ES module namespace holds its exports as data properties;
- * tsx's CommonJS form of the same file holds getters).
- */
+/** The compiled modules (`compileModules` with the naive reducer) in `dir`, imported as ES modules. */
 async function load(dir: string): Promise<Modules> {
-  const from = async (path: string) => {
-    const namespace = (await import(pathToFileURL(join(dir, path)).href)) as object;
-    const getters = Object.keys(namespace).filter((name) => Object.getOwnPropertyDescriptor(namespace, name)?.get !== undefined);
-    if (getters.length > 0) throw new Error(`${path} was not loaded as an ES module: its exports ${getters.slice(0, 3).join(", ")} are getters`);
-    return namespace;
-  };
   return {
-    bindings: (await from("generated/src/v2/unstable/index.js")) as Bindings,
-    naive: (await from("bench/naive-reducer.js")) as Naive,
-    pmap: (await from("generated/src/runtime/pmap.js")) as Pmap,
+    bindings: (await importCompiled(dir, "generated/src/v2/unstable/index.js")) as Bindings,
+    naive: (await importCompiled(dir, "bench/naive-reducer.js")) as Naive,
+    pmap: (await importCompiled(dir, "generated/src/runtime/pmap.js")) as Pmap,
   };
 }
 
@@ -381,7 +358,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "reducer-bench-"));
   const load0 = loadavg()[0]!;
   try {
-    await compile(join(dir, "0"));
+    await compileModules(fileURLToPath(new URL("..", import.meta.url)), join(dir, "0"), ["bench/naive-reducer.ts"]);
     for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
     const results: WorkloadResult[] = [];
     for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess(w, dir));

@@ -2,7 +2,12 @@
  * The README's "Benchmark: parse and validate" section documents the quick
  * form of bench/parse.bench.ts and its `--verdicts` form on a small corpus;
  * both run here exactly as the README writes them (read out of its `sh`
- * block), and the output must have the shape the section describes.
+ * block), and the output must have the shape the section describes: the
+ * text -> value table and the check-only table on values, every row measured
+ * in its own process beside its table's floor. A row of ours throws in its
+ * process (and the bench exits non-zero) unless the compiled modules loaded
+ * as ES modules; before, the bench imported the `.ts` sources through tsx,
+ * which loads them as CommonJS.
  */
 import { exec } from "node:child_process";
 import { promisify } from "node:util";
@@ -19,7 +24,17 @@ function documented(flag: string): string {
 }
 
 const run = promisify(exec);
-const ROW = (name: string) => new RegExp(`^\\| ${name.replace(/[+.()]/g, "\\$&")} \\| [\\d,]+ \\| [\\d,]+ \\| [\\d.]+ \\| [\\d,]+–[\\d,]+ \\| [\\d.]+× \\| [\\d.]+× / [\\d.]+× \\|$`, "m");
+const escape = (name: string) => name.replace(/[+.()]/g, "\\$&");
+const N = "[\\d,]+";
+const X = "[\\d.]+×";
+const TEXT_ROW = (name: string) => new RegExp(`^\\| ${escape(name)} \\| ${N} \\| ${N} \\| [\\d.]+ \\| ${N}–${N} \\| ${X} \\| ${X} / ${X} \\|$`, "m");
+const VALUES_ROW = (name: string) => new RegExp(`^\\| ${escape(name)} \\| ${N} \\| ${N} \\| ${N}–${N} \\| ${X} \\| ${X} / ${X} \\|$`, "m");
+
+const TEXT_ROWS = [
+  "JSON.parse (floor)", "JSON.parse + route only", "JSON.parse + route + read every value", "JSON.parse + SDK zod", "JSON.parse + ajv",
+  "JSON.parse + ours parse", "JSON.parse + ours validate", "JSON.parse + ours parseOwned (owned tree)", "ours parseOwned.fromText, whole line",
+];
+const VALUES_ROWS = ["read every value (floor)", "ajv", "ours validate", "SDK zod (safeParse)", "ours parse"];
 
 describe("README: Benchmark: parse and validate", () => {
   it("documents the full run, its quick form and the verdicts", () => {
@@ -27,12 +42,14 @@ describe("README: Benchmark: parse and validate", () => {
     expect(COMMANDS).toHaveLength(3);
   });
 
-  it(`the quick form prints the table with every contender`, async () => {
+  it(`the quick form prints both tables with every row, each row in its own process on compiled ES modules`, async () => {
     const { stdout } = await run(documented("--rounds"), { cwd: ROOT });
     expect(stdout).toMatch(/^corpus: 2,000 messages, [\d.]+ MB, \d+ payload defs$/m);
-    for (const name of ["JSON.parse (floor)", "JSON.parse + route only", "JSON.parse + route + read every value", "JSON.parse + SDK zod", "JSON.parse + ajv", "JSON.parse + ours parse", "JSON.parse + ours validate", "JSON.parse + ours parseOwned (owned tree)", "ours parseOwned.fromText, whole line"]) {
-      expect(stdout).toMatch(ROW(name));
-    }
+    expect(stdout).toContain(`each row in a fresh process with its table's floor interleaved (${TEXT_ROWS.length + VALUES_ROWS.length - 2} processes, one after another), ours from compiled ES modules, a copy per row`);
+    const [text, values] = stdout.split(/^values: /m);
+    for (const name of TEXT_ROWS) expect(text).toMatch(TEXT_ROW(name));
+    expect(values).toMatch(/^the check alone, on the 2,000 payloads parsed and routed before timing$/m);
+    for (const name of VALUES_ROWS) expect(values).toMatch(VALUES_ROW(name));
   }, 180_000);
 
   it(`the verdicts form finds no disagreement`, async () => {
