@@ -70,13 +70,10 @@ const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #root: Trie<V> | undefined;
   readonly #size: number;
-  /** The insertion number the next new key gets. */
-  readonly #nextSeq: number;
 
-  private constructor(root: Trie<V> | undefined, size: number, nextSeq: number) {
+  private constructor(root: Trie<V> | undefined, size: number) {
     this.#root = root;
     this.#size = size;
-    this.#nextSeq = nextSeq;
   }
 
   /** The number of entries. */
@@ -86,7 +83,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The empty map. */
   static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(undefined, 0, 0);
+    return new PersistentMap<V>(undefined, 0);
   }
 
   /** The value stored under `key`, frozen, if any. */
@@ -116,17 +113,17 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** A map with `key` set to `value`; an existing key keeps its position. One walk down the trie. */
   with(key: string, value: V): PersistentMap<V> {
-    if (this.#root === undefined) return new PersistentMap<V>(new Leaf(key, value, this.#nextSeq), 1, this.#nextSeq + 1);
+    if (this.#root === undefined) return new PersistentMap<V>(new Leaf(key, value, nextSeq++), 1);
     replaced = false;
-    const root = insert(this.#root, key, value, hashOf(key), 0, this.#nextSeq);
-    return replaced ? new PersistentMap(root, this.#size, this.#nextSeq) : new PersistentMap(root, this.#size + 1, this.#nextSeq + 1);
+    const root = insert(this.#root, key, value, hashOf(key), 0);
+    return new PersistentMap(root, replaced ? this.#size : this.#size + 1);
   }
 
   /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
     if (this.#root === undefined) return this;
     const root = remove(this.#root, hashOf(key), key, 0);
-    return root === this.#root ? this : new PersistentMap(root, this.#size - 1, this.#nextSeq);
+    return root === this.#root ? this : new PersistentMap(root, this.#size - 1);
   }
 
   /** Calls `callback` for each entry in insertion order (values frozen). */
@@ -165,6 +162,15 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return leaves;
   }
 }
+
+/**
+ * The insertion number the next new entry gets, shared by every map: a key
+ * new to a map is numbered above all the entries it already holds, which is
+ * all that its iteration order needs, and a map version needs no counter of
+ * its own (one field less in every version kept). Past 2^31 entries the
+ * numbers become heap numbers: slower, still exact up to 2^53.
+ */
+let nextSeq = 0;
 
 /** The last key hashed: a reducer reads and then writes the same id, so this saves the second hash. */
 let lastKey = "";
@@ -255,25 +261,25 @@ let replaced = false;
 
 /**
  * `node` with `value` stored under `key` (which hashes to `hash`): a new leaf
- * numbered `seq`, or, replacing an entry with the same key, keeping its number
+ * numbered `nextSeq`, or, replacing an entry with the same key, keeping its number
  * (and setting `replaced`).
  */
-function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number, seq: number): Trie<V> {
+function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number): Trie<V> {
   if (isLeaf(node)) {
     if (node.key === key) return replacing(node, value);
   } else if (!isCollision(node)) {
     const bit = bitAt(hash, shift);
     const at = slot(bitmapOf(node), bit);
-    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, new Leaf(key, value, seq));
-    return withChild(node, at, insert(childAt(node, at), key, value, hash, shift + BITS, seq));
+    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, new Leaf(key, value, nextSeq++));
+    return withChild(node, at, insert(childAt(node, at), key, value, hash, shift + BITS));
   }
   // A leaf with another key, or a collision node: the same full hash collides, another one splits.
   const other = hashBelow(node);
-  if (other !== hash) return join(node, other, new Leaf(key, value, seq), hash, shift);
+  if (other !== hash) return join(node, other, new Leaf(key, value, nextSeq++), hash, shift);
   const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]);
   const old = leaves.find((l) => l.key === key);
   const rest = old === undefined ? leaves : leaves.filter((l) => l !== old);
-  return branch(0, [...rest, old === undefined ? new Leaf(key, value, seq) : replacing(old, value)]);
+  return branch(0, [...rest, old === undefined ? new Leaf(key, value, nextSeq++) : replacing(old, value)]);
 }
 
 /** The leaf replacing `old` (same key and insertion number) with `value`. */
