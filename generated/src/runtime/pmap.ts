@@ -6,8 +6,10 @@ import { freezeJson } from "./json.js";
 /*
  * A persistent map with string keys for the session reducer: `with` and
  * `without` return a new map that shares all untouched structure with the old
- * one (a hash array mapped trie, 32-way), so an update costs O(log32 n)
- * instead of copying a whole `Map`. Iteration follows insertion order, like
+ * one (a hash array mapped trie, 32-way, behind a list of at most `EDITS`
+ * newest edits, see `Edit`), so an update costs O(log32 n) instead of copying
+ * a whole `Map`, and most updates of a stream copy no trie node at all.
+ * Iteration follows insertion order, like
  * `Map`: re-setting a key keeps its place. Keys are plain data; `__proto__`
  * is a key like any other (S34). Nothing in a map is ever mutated after it
  * is built, so old and new versions can be shared freely.
@@ -63,20 +65,50 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
   return !Array.isArray(node);
 }
 
+/**
+ * An edit not yet in the trie: the newest edits of a map sit in a short list
+ * in front of its trie, newest first, and go into the trie together once
+ * there are `EDITS` of them. A stream updates the same few entities in a row
+ * (a message and its chunks), and a trie insert copies the root (up to 33
+ * slots) and a leaf per version kept: an edit is one small object instead,
+ * and a run of updates to one key keeps only its latest value (the head edit
+ * is replaced, not stacked). `seq` is the key's insertion number (its trie
+ * leaf's when the trie holds it).
+ */
+class Edit<V> {
+  declare readonly key: string;
+  declare readonly value: V;
+  declare readonly seq: number;
+  declare readonly next: Edit<V> | undefined;
+  constructor(key: string, value: V, seq: number, next: Edit<V> | undefined) {
+    this.key = key;
+    this.value = value;
+    this.seq = seq;
+    this.next = next;
+  }
+}
+
+/** How many edits a map keeps in front of its trie before they go into it. */
+const EDITS = 8;
+
 /** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
 const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 
 /**
  * An immutable map from strings to `V`, ordered by first insertion. Its trie
- * is held in private fields, so nothing reachable from outside can change.
+ * and edits are held in private fields, so nothing reachable from outside
+ * can change.
  */
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #root: Trie<V> | undefined;
   readonly #size: number;
+  /** The newest edits, newest first: they override the trie (which holds every key, some with an older value). */
+  readonly #edits: Edit<V> | undefined;
 
-  private constructor(root: Trie<V> | undefined, size: number) {
+  private constructor(root: Trie<V> | undefined, size: number, edits: Edit<V> | undefined) {
     this.#root = root;
     this.#size = size;
+    this.#edits = edits;
   }
 
   /** The number of entries. */
@@ -86,7 +118,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The empty map. */
   static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(undefined, 0);
+    return new PersistentMap<V>(undefined, 0, undefined);
   }
 
   /** The value stored under `key`, frozen, if any. */
@@ -96,6 +128,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
+    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return edit.value;
     return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
   }
   /** Whether `value` is a `PersistentMap` (of this runtime). */
@@ -111,22 +144,31 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
+    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return true;
     return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
-  /** A map with `key` set to `value`; an existing key keeps its position. One walk down the trie. */
+  /**
+   * A map with `key` set to `value`; an existing key keeps its position. The
+   * edit goes in front of the trie (replacing the head edit when it is for
+   * the same key); every `EDITS` edits, they all go into the trie.
+   */
   with(key: string, value: V): PersistentMap<V> {
-    if (this.#root === undefined) return new PersistentMap<V>(new Leaf(key, value, nextSeq++), 1);
-    replaced = false;
-    const root = insert(this.#root, key, value, hashOf(key), 0);
-    return new PersistentMap(root, replaced ? this.#size : this.#size + 1);
+    const head = this.#edits;
+    if (head !== undefined && head.key === key) return new PersistentMap(this.#root, this.#size, new Edit(key, value, head.seq, head.next));
+    let count = 1;
+    let seq: number | undefined;
+    for (let edit = head; edit !== undefined; edit = edit.next, count++) if (seq === undefined && edit.key === key) seq = edit.seq;
+    seq ??= this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.seq;
+    const size = seq === undefined ? this.#size + 1 : this.#size;
+    const edits = new Edit(key, value, seq ?? nextSeq++, head);
+    return count < EDITS ? new PersistentMap(this.#root, size, edits) : new PersistentMap(settled(this.#root, edits), size, undefined);
   }
 
   /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
-    if (this.#root === undefined) return this;
-    const root = remove(this.#root, hashOf(key), key, 0);
-    return root === this.#root ? this : new PersistentMap(root, this.#size - 1);
+    if (!this.has(key)) return this;
+    return new PersistentMap(remove(settled(this.#root, this.#edits)!, hashOf(key), key, 0), this.#size - 1, undefined);
   }
 
   /** Calls `callback` for each entry in insertion order (values frozen). */
@@ -158,12 +200,25 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     let leaves = orderedCache.get(this) as Leaf<V>[] | undefined;
     if (leaves === undefined) {
       leaves = [];
-      if (this.#root !== undefined) collect(this.#root, leaves);
+      const root = settled(this.#root, this.#edits);
+      if (root !== undefined) collect(root, leaves);
       leaves.sort((a, b) => a.seq - b.seq);
       orderedCache.set(this, leaves);
     }
     return leaves;
   }
+}
+
+/** `root` with `edits` put in: the latest edit of each key, oldest key first. */
+function settled<V>(root: Trie<V> | undefined, edits: Edit<V> | undefined): Trie<V> | undefined {
+  const latest: Edit<V>[] = [];
+  for (let edit = edits; edit !== undefined; edit = edit.next) if (!latest.some((e) => e.key === edit!.key)) latest.push(edit);
+  let out = root;
+  for (let i = latest.length - 1; i >= 0; i--) {
+    const { key, value, seq } = latest[i]!;
+    out = out === undefined ? new Leaf(key, value, seq) : insert(out, key, value, hashOf(key), 0, seq);
+  }
+  return out;
 }
 
 /**
@@ -259,35 +314,30 @@ function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<
   return bitmap & bit ? find(childAt(node, slot(bitmap, bit)), hash, key, shift + BITS) : undefined;
 }
 
-/** Set by `insert`: whether it replaced an entry with the same key (whose insertion number the new leaf keeps). */
-let replaced = false;
-
 /**
  * `node` with `value` stored under `key` (which hashes to `hash`): a new leaf
- * numbered `nextSeq`, or, replacing an entry with the same key, keeping its number
- * (and setting `replaced`).
+ * numbered `seq`, or, replacing an entry with the same key, keeping its number.
  */
-function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number): Trie<V> {
+function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number, seq: number): Trie<V> {
   if (isLeaf(node)) {
     if (node.key === key) return replacing(node, value);
   } else if (!isCollision(node)) {
     const bit = bitAt(hash, shift);
     const at = slot(bitmapOf(node), bit);
-    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, new Leaf(key, value, nextSeq++));
-    return withChild(node, at, insert(childAt(node, at), key, value, hash, shift + BITS));
+    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, new Leaf(key, value, seq));
+    return withChild(node, at, insert(childAt(node, at), key, value, hash, shift + BITS, seq));
   }
   // A leaf with another key, or a collision node: the same full hash collides, another one splits.
   const other = hashBelow(node);
-  if (other !== hash) return join(node, other, new Leaf(key, value, nextSeq++), hash, shift);
+  if (other !== hash) return join(node, other, new Leaf(key, value, seq), hash, shift);
   const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]);
   const old = leaves.find((l) => l.key === key);
   const rest = old === undefined ? leaves : leaves.filter((l) => l !== old);
-  return branch(0, [...rest, old === undefined ? new Leaf(key, value, nextSeq++) : replacing(old, value)]);
+  return branch(0, [...rest, old === undefined ? new Leaf(key, value, seq) : replacing(old, value)]);
 }
 
 /** The leaf replacing `old` (same key and insertion number) with `value`. */
 function replacing<V>(old: Leaf<V>, value: V): Leaf<V> {
-  replaced = true;
   return new Leaf(old.key, value, old.seq);
 }
 
