@@ -72,18 +72,16 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
  * (a message and its chunks), and a trie insert copies the root (up to 33
  * slots) and a leaf per version kept: an edit is one small object instead,
  * and a run of updates to one key keeps only its latest value (the head edit
- * is replaced, not stacked). `seq` is the key's insertion number (its trie
- * leaf's when the trie holds it).
+ * is replaced, not stacked). A key new to the map gets its insertion number
+ * when it goes into the trie (keys new to it numbered in the order they came).
  */
 class Edit<V> {
   declare readonly key: string;
   declare readonly value: V;
-  declare readonly seq: number;
   declare readonly next: Edit<V> | undefined;
-  constructor(key: string, value: V, seq: number, next: Edit<V> | undefined) {
+  constructor(key: string, value: V, next: Edit<V> | undefined) {
     this.key = key;
     this.value = value;
-    this.seq = seq;
     this.next = next;
   }
 }
@@ -155,13 +153,13 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
    */
   with(key: string, value: V): PersistentMap<V> {
     const head = this.#edits;
-    if (head !== undefined && head.key === key) return new PersistentMap(this.#root, this.#size, new Edit(key, value, head.seq, head.next));
+    if (head !== undefined && head.key === key) return new PersistentMap(this.#root, this.#size, new Edit(key, value, head.next));
     let count = 1;
-    let seq: number | undefined;
-    for (let edit = head; edit !== undefined; edit = edit.next, count++) if (seq === undefined && edit.key === key) seq = edit.seq;
-    seq ??= this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.seq;
-    const size = seq === undefined ? this.#size + 1 : this.#size;
-    const edits = new Edit(key, value, seq ?? nextSeq++, head);
+    let known = false;
+    for (let edit = head; edit !== undefined; edit = edit.next, count++) known ||= edit.key === key;
+    known ||= this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
+    const size = known ? this.#size : this.#size + 1;
+    const edits = new Edit(key, value, head);
     return count < EDITS ? new PersistentMap(this.#root, size, edits) : new PersistentMap(settled(this.#root, edits), size, undefined);
   }
 
@@ -209,14 +207,22 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
-/** `root` with `edits` put in: the latest edit of each key, oldest key first. */
+/**
+ * `root` with `edits` put in: each key's latest value, keys in the order
+ * they first came, so that keys new to the trie are numbered in arrival
+ * order (a number is drawn for every key; one that replaces keeps its own).
+ */
 function settled<V>(root: Trie<V> | undefined, edits: Edit<V> | undefined): Trie<V> | undefined {
-  const latest: Edit<V>[] = [];
-  for (let edit = edits; edit !== undefined; edit = edit.next) if (!latest.some((e) => e.key === edit!.key)) latest.push(edit);
+  const newestFirst: Edit<V>[] = [];
+  for (let edit = edits; edit !== undefined; edit = edit.next) newestFirst.push(edit);
+  const done = new Set<string>();
   let out = root;
-  for (let i = latest.length - 1; i >= 0; i--) {
-    const { key, value, seq } = latest[i]!;
-    out = out === undefined ? new Leaf(key, value, seq) : insert(out, key, value, hashOf(key), 0, seq);
+  for (let i = newestFirst.length - 1; i >= 0; i--) {
+    const key = newestFirst[i]!.key;
+    if (done.has(key)) continue;
+    done.add(key);
+    const value = newestFirst.find((edit) => edit.key === key)!.value;
+    out = out === undefined ? new Leaf(key, value, nextSeq++) : insert(out, key, value, hashOf(key), 0, nextSeq++);
   }
   return out;
 }
@@ -225,7 +231,7 @@ function settled<V>(root: Trie<V> | undefined, edits: Edit<V> | undefined): Trie
  * The insertion number the next new entry gets, shared by every map: a key
  * new to a map is numbered above all the entries it already holds, which is
  * all that its iteration order needs, and a map version needs no counter of
- * its own (one field less in every version kept). Past 2^31 entries the
+ * its own (one field less in every version kept). Past 2^31 numbers drawn the
  * numbers become heap numbers: slower, still exact up to 2^53.
  */
 let nextSeq = 0;
