@@ -65,7 +65,7 @@ function patchFor(semantics: Semantics, names: Names, type: string | undefined, 
 /** Patch functions the module declares itself: non-patch types (no `apply.X`) and plain chunk records. */
 function localPatches(semantics: Semantics, names: Names): Code[] {
   const functions = new Map<string, Code>();
-  const declare = (fn: Code, fields: Parameters<typeof patchFunction>[2]) => {
+  const declare = (fn: Code, fields: Parameters<typeof patchFunction>[3]) => {
     const rt = names.rt();
     functions.set(fn.text, patchFunction(code`function`, fn, code`${rt}.JsonObject`, fields, rt));
   };
