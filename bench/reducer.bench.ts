@@ -43,8 +43,8 @@
  * - ours, owned: `reduceSessionOwned`, the trusted path for updates handed
  *   over (fresh `parse` output): no copy, values frozen in place.
  * On the 4-kind stream, one more row bounds what persistence alone costs:
- * `floor`, which only copies the state object and inserts the update into
- * one trie per update (not a reducer; not in the identity check).
+ * `floor`, which only copies the state object and stores the update in one
+ * `PersistentMap` per update (not a reducer; not in the identity check).
  * Before timing, the end states of all are asserted identical, session by
  * session (same entities in the same order, same timeline, same JSON).
  * Rounds interleave the contenders (rotating their order); the table reports
@@ -131,7 +131,7 @@ function floor(modules: Modules): Contender<FloorState> {
   const { pmap } = modules;
   return {
     modules,
-    name: "bound: state copy + trie insert only (not a reducer)",
+    name: "bound: state copy + map insert only (not a reducer)",
     empty: () => {
       const e = pmap.PersistentMap.empty();
       return { toolCalls: e, userMessages: e, agentMessages: e, agentThoughts: e, sessionMessages: e, terminals: e, compactions: e, subagents: e, plans: e, state: {}, notices: [], custom: [], timeline: [] };

@@ -7,6 +7,8 @@
  * Each workload runs in a fresh process, which throws (and the bench exits
  * non-zero) unless the compiled modules loaded as ES modules, as the
  * published package loads: before the fix, tsx loaded them as CommonJS.
+ * The memory breakdown's two commands (README.md, "Where the bytes go") run
+ * too, and must give a row for each part of a state.
  */
 import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
@@ -22,3 +24,19 @@ it("npx tsx --expose-gc bench/reducer.bench.ts runs: identical end states, a ful
   expect(rows).toHaveLength(13); // 4 reducers x 3 workloads, and the floor row on the 4-kind stream
   for (const row of rows.filter((r) => r.includes("ours"))) expect(row).toMatch(/\| -?\d+\.\d\d \| -?\d+\.\d\d \|$/); // a tiny corpus can measure below zero
 }, 180_000);
+
+const MEMORY_RUNS = [
+  ["tsx", "--expose-gc", "bench/reducer-memory.ts"],
+  ["tsx", "--expose-gc", "bench/reducer-memory.ts", "--owned"],
+];
+
+for (const args of MEMORY_RUNS) {
+  it(`npx ${args.join(" ")}: bytes per update for each part of the states`, () => {
+    const run = spawnSync("npx", args, { cwd: ROOT, encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    for (const part of ["state object", "map version (PersistentMap)", "newest-edit record (Edit)", "entity", "entity's content list", "content item", "timeline, copied per new entity", "**the states**"]) {
+      expect(run.stdout).toMatch(new RegExp(`^\\| ${part.replace(/[()*]/g, "\\$&")} \\| [*\\d.]+ \\|$`, "m"));
+    }
+  }, 120_000);
+}

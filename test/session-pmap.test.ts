@@ -4,7 +4,10 @@
  * of sets and deletes over a small key space that includes keys whose 32-bit
  * hashes collide (FNV-1a: "k4uzx"/"kf2ad", "k4uzy"/"kf2ae") and `__proto__`
  * (S34). Every version must equal the model at its step, also after later
- * versions were built from it (persistence), in `Map` insertion order.
+ * versions were built from it (persistence), in `Map` insertion order. The
+ * newest edits of a map sit in a short list in front of its trie and go into
+ * it every few edits: runs of one key, branches from old versions and
+ * deletes in between are drawn so that every way through it is taken.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -67,6 +70,31 @@ describe("PersistentMap", () => {
         versions.forEach((map, i) => expectSame(map, models[i]!));
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("versions built from any earlier version (branches) equal the model, runs of one key included", () => {
+    const step = fc.record({ from: fc.nat(), op, repeat: fc.integer({ min: 1, max: 10 }) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
+        const versions = [PersistentMap.empty<number>()];
+        const models = [new Map<string, number>()];
+        for (const { from, op: change, repeat } of steps) {
+          // Mostly the newest version (as a reducer does), sometimes an older one.
+          const at = from % 4 === 0 ? from % versions.length : versions.length - 1;
+          let map = versions[at]!;
+          let model = models[at]!;
+          for (let r = 0; r < repeat; r++) {
+            const one: Op = "set" in change ? { set: change.set, value: change.value + r } : change;
+            map = "set" in one ? map.with(one.set, one.value) : map.without(one.del);
+            model = modelStep(model, one);
+            versions.push(map);
+            models.push(model);
+          }
+        }
+        versions.forEach((map, i) => expectSame(map, models[i]!));
+      }),
+      { numRuns: 60 },
     );
   });
 });

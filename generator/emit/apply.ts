@@ -6,7 +6,7 @@
  * `null`, `_meta` omitted when empty).
  */
 import type { EmitContext } from "../api.js";
-import { block, code, doc, GeneratedFile, name, own, ownSet, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, lines, name, own, ownSet, type Code } from "../code.js";
 import type { FieldRule, Upsert } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 
@@ -30,23 +30,32 @@ function applyFunction(upsert: Upsert, types: Code, rt: Code): Code {
     "",
     "The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.",
   ]);
-  return code`${comment}${patchFunction(code`export function ${name(upsert.type)}`, code`${types}.${name(upsert.type)}`, upsert.fields, rt)}`;
+  return patchFunction(code`${comment}export function`, name(upsert.type), code`${types}.${name(upsert.type)}`, upsert.fields, rt);
 }
 
 /**
  * A patch function over `fields`: one statement per field, reading and
  * writing it directly (`Object.prototype` member names are read as own
  * properties, S34), the rule a call of the runtime `rt` (runtime/patch.ts).
- * `head` is `function name` or `export function name`.
+ * `head` is `function` or `export function` (with its doc), `fn` the name.
+ * Results come from a constructor of plain objects of the function's own
+ * (`objects_<fn>`, runtime `plainObjects`), so each holds its fields in the
+ * object itself, no slot to spare (a `{}` reserves four, and moves a fifth
+ * field on to a separate store), which every kept state holds on to.
  */
-export function patchFunction(head: Code, type: Code, fields: Upsert["fields"], rt: Code): Code {
+export function patchFunction(head: Code, fn: Code, type: Code, fields: Upsert["fields"], rt: Code): Code {
   const [s, u, o, v] = [code`s`, code`u`, code`o`, code`v`];
+  const objects = name(`objects_${fn.text}`);
   const statements = fields.map((f) => code`if ((v = ${ruleCall(rt, own(s, f.name), own(u, f.name), f.rule)}) !== undefined) ${ownSet(o, f.name, v)};`);
-  return block(code`${head}(stored: ${type} | undefined, update: ${type}): ${type}`, [
-    code`const s = ${rt}.fieldsOf(stored), u = ${rt}.fieldsOf(update), o: ${rt}.JsonObject = {};`,
-    code`let v: unknown;`,
-    ...statements,
-    code`return o as unknown as ${type};`,
+  return lines([
+    code`const ${objects} = ${rt}.plainObjects();`,
+    code``,
+    block(code`${head} ${fn}(stored: ${type} | undefined, update: ${type}): ${type}`, [
+      code`const s = ${rt}.fieldsOf(stored), u = ${rt}.fieldsOf(update), o = new ${objects}();`,
+      code`let v: unknown;`,
+      ...statements,
+      code`return o as unknown as ${type};`,
+    ]),
   ]);
 }
 

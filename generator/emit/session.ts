@@ -65,9 +65,9 @@ function patchFor(semantics: Semantics, names: Names, type: string | undefined, 
 /** Patch functions the module declares itself: non-patch types (no `apply.X`) and plain chunk records. */
 function localPatches(semantics: Semantics, names: Names): Code[] {
   const functions = new Map<string, Code>();
-  const declare = (fn: Code, fields: Parameters<typeof patchFunction>[2]) => {
+  const declare = (fn: Code, fields: Parameters<typeof patchFunction>[3]) => {
     const rt = names.rt();
-    functions.set(fn.text, patchFunction(code`function ${fn}`, code`${rt}.JsonObject`, fields, rt));
+    functions.set(fn.text, patchFunction(code`function`, fn, code`${rt}.JsonObject`, fields, rt));
   };
   for (const upsert of semantics.upserts) if (!upsert.patch) declare(patchFor(semantics, names, upsert.type), upsert.fields);
   for (const route of semantics.routes) {
@@ -317,7 +317,7 @@ function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code
     return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${own(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
   }
   if (route.op === "append" && route.entity !== undefined && !route.bytes && route.patches === undefined) {
-    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${own(u, route.key)}, ${route.into}, ${own(u, route.item)}, owned)`;
+    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${own(u, route.key)}, ${patchFor(semantics, names, route.entity)}, ${route.into}, ${own(u, route.item)}, owned)`;
   }
   return undefined;
 }

@@ -3,8 +3,10 @@ import { freezeJson } from "./json.js";
 /*
  * A persistent map with string keys for the session reducer: `with` and
  * `without` return a new map that shares all untouched structure with the old
- * one (a hash array mapped trie, 32-way), so an update costs O(log32 n)
- * instead of copying a whole `Map`. Iteration follows insertion order, like
+ * one (a hash array mapped trie, 32-way, behind a list of at most `EDITS`
+ * newest edits, see `Edit`), so an update costs O(log32 n) instead of copying
+ * a whole `Map`, and most updates of a stream copy no trie node at all.
+ * Iteration follows insertion order, like
  * `Map`: re-setting a key keeps its place. Keys are plain data; `__proto__`
  * is a key like any other (S34). Nothing in a map is ever mutated after it
  * is built, so old and new versions can be shared freely.
@@ -60,23 +62,48 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
   return !Array.isArray(node);
 }
 
+/**
+ * An edit not yet in the trie: the newest edits of a map sit in a short list
+ * in front of its trie, newest first, and go into the trie together once
+ * there are `EDITS` of them. A stream updates the same few entities in a row
+ * (a message and its chunks), and a trie insert copies the root (up to 33
+ * slots) and a leaf per version kept: an edit is one small object instead,
+ * and a run of updates to one key keeps only its latest value (the head edit
+ * is replaced, not stacked). A key new to the map gets its insertion number
+ * when it goes into the trie (keys new to it numbered in the order they came).
+ */
+class Edit<V> {
+  declare readonly key: string;
+  declare readonly value: V;
+  declare readonly next: Edit<V> | undefined;
+  constructor(key: string, value: V, next: Edit<V> | undefined) {
+    this.key = key;
+    this.value = value;
+    this.next = next;
+  }
+}
+
+/** How many edits a map keeps in front of its trie before they go into it. */
+const EDITS = 8;
+
 /** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
 const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 
 /**
  * An immutable map from strings to `V`, ordered by first insertion. Its trie
- * is held in private fields, so nothing reachable from outside can change.
+ * and edits are held in private fields, so nothing reachable from outside
+ * can change.
  */
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #root: Trie<V> | undefined;
   readonly #size: number;
-  /** The insertion number the next new key gets. */
-  readonly #nextSeq: number;
+  /** The newest edits, newest first: they override the trie (which holds every key, some with an older value). */
+  readonly #edits: Edit<V> | undefined;
 
-  private constructor(root: Trie<V> | undefined, size: number, nextSeq: number) {
+  private constructor(root: Trie<V> | undefined, size: number, edits: Edit<V> | undefined) {
     this.#root = root;
     this.#size = size;
-    this.#nextSeq = nextSeq;
+    this.#edits = edits;
   }
 
   /** The number of entries. */
@@ -86,7 +113,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The empty map. */
   static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(undefined, 0, 0);
+    return new PersistentMap<V>(undefined, 0, undefined);
   }
 
   /** The value stored under `key`, frozen, if any. */
@@ -96,6 +123,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
+    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return edit.value;
     return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
   }
   /** Whether `value` is a `PersistentMap` (of this runtime). */
@@ -111,22 +139,31 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
+    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return true;
     return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
-  /** A map with `key` set to `value`; an existing key keeps its position. One walk down the trie. */
+  /**
+   * A map with `key` set to `value`; an existing key keeps its position. The
+   * edit goes in front of the trie (replacing the head edit when it is for
+   * the same key); every `EDITS` edits, they all go into the trie.
+   */
   with(key: string, value: V): PersistentMap<V> {
-    if (this.#root === undefined) return new PersistentMap<V>(new Leaf(key, value, this.#nextSeq), 1, this.#nextSeq + 1);
-    replaced = false;
-    const root = insert(this.#root, key, value, hashOf(key), 0, this.#nextSeq);
-    return replaced ? new PersistentMap(root, this.#size, this.#nextSeq) : new PersistentMap(root, this.#size + 1, this.#nextSeq + 1);
+    const head = this.#edits;
+    if (head !== undefined && head.key === key) return new PersistentMap(this.#root, this.#size, new Edit(key, value, head.next));
+    let count = 1;
+    let known = false;
+    for (let edit = head; edit !== undefined; edit = edit.next, count++) known ||= edit.key === key;
+    known ||= this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
+    const size = known ? this.#size : this.#size + 1;
+    const edits = new Edit(key, value, head);
+    return count < EDITS ? new PersistentMap(this.#root, size, edits) : new PersistentMap(settled(this.#root, edits), size, undefined);
   }
 
   /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
-    if (this.#root === undefined) return this;
-    const root = remove(this.#root, hashOf(key), key, 0);
-    return root === this.#root ? this : new PersistentMap(root, this.#size - 1, this.#nextSeq);
+    if (!this.has(key)) return this;
+    return new PersistentMap(remove(settled(this.#root, this.#edits)!, hashOf(key), key, 0), this.#size - 1, undefined);
   }
 
   /** Calls `callback` for each entry in insertion order (values frozen). */
@@ -158,13 +195,43 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     let leaves = orderedCache.get(this) as Leaf<V>[] | undefined;
     if (leaves === undefined) {
       leaves = [];
-      if (this.#root !== undefined) collect(this.#root, leaves);
+      const root = settled(this.#root, this.#edits);
+      if (root !== undefined) collect(root, leaves);
       leaves.sort((a, b) => a.seq - b.seq);
       orderedCache.set(this, leaves);
     }
     return leaves;
   }
 }
+
+/**
+ * `root` with `edits` put in: each key's latest value, keys in the order
+ * they first came, so that keys new to the trie are numbered in arrival
+ * order (a number is drawn for every key; one that replaces keeps its own).
+ */
+function settled<V>(root: Trie<V> | undefined, edits: Edit<V> | undefined): Trie<V> | undefined {
+  const newestFirst: Edit<V>[] = [];
+  for (let edit = edits; edit !== undefined; edit = edit.next) newestFirst.push(edit);
+  const done = new Set<string>();
+  let out = root;
+  for (let i = newestFirst.length - 1; i >= 0; i--) {
+    const key = newestFirst[i]!.key;
+    if (done.has(key)) continue;
+    done.add(key);
+    const value = newestFirst.find((edit) => edit.key === key)!.value;
+    out = out === undefined ? new Leaf(key, value, nextSeq++) : insert(out, key, value, hashOf(key), 0, nextSeq++);
+  }
+  return out;
+}
+
+/**
+ * The insertion number the next new entry gets, shared by every map: a key
+ * new to a map is numbered above all the entries it already holds, which is
+ * all that its iteration order needs, and a map version needs no counter of
+ * its own (one field less in every version kept). Past 2^31 numbers drawn the
+ * numbers become heap numbers: slower, still exact up to 2^53.
+ */
+let nextSeq = 0;
 
 /** The last key hashed: a reducer reads and then writes the same id, so this saves the second hash. */
 let lastKey = "";
@@ -250,13 +317,9 @@ function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<
   return bitmap & bit ? find(childAt(node, slot(bitmap, bit)), hash, key, shift + BITS) : undefined;
 }
 
-/** Set by `insert`: whether it replaced an entry with the same key (whose insertion number the new leaf keeps). */
-let replaced = false;
-
 /**
  * `node` with `value` stored under `key` (which hashes to `hash`): a new leaf
- * numbered `seq`, or, replacing an entry with the same key, keeping its number
- * (and setting `replaced`).
+ * numbered `seq`, or, replacing an entry with the same key, keeping its number.
  */
 function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number, seq: number): Trie<V> {
   if (isLeaf(node)) {
@@ -278,7 +341,6 @@ function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: nu
 
 /** The leaf replacing `old` (same key and insertion number) with `value`. */
 function replacing<V>(old: Leaf<V>, value: V): Leaf<V> {
-  replaced = true;
   return new Leaf(old.key, value, old.seq);
 }
 

@@ -97,6 +97,8 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
     ranBy: "test/reducer-bench.test.ts",
     via: '"npx", ["tsx", "--expose-gc", "bench/reducer.bench.ts", "--rounds", "1", "--warmup", "0", "--size", "1500"]',
   },
+  "npx tsx --expose-gc bench/reducer-memory.ts": { ranBy: "test/reducer-bench.test.ts", via: '["tsx", "--expose-gc", "bench/reducer-memory.ts"]' },
+  "npx tsx --expose-gc bench/reducer-memory.ts --owned": { ranBy: "test/reducer-bench.test.ts", via: '["tsx", "--expose-gc", "bench/reducer-memory.ts", "--owned"]' },
   "npx tsx examples/agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.agent" },
   "npx tsx examples/client.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.client" },
   "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },

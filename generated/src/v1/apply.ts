@@ -4,6 +4,8 @@
 import * as rt from "../runtime/patch.js";
 import type * as T from "./types.js";
 
+const objects_ToolCallUpdate = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S22); pure, inputs untouched.
  *
@@ -22,7 +24,7 @@ import type * as T from "./types.js";
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_ToolCallUpdate();
   let v: unknown;
   if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
   if ((v = rt.keep(s.kind, u.kind)) !== undefined) o.kind = v;
@@ -37,6 +39,8 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
   return o as unknown as T.ToolCallUpdate;
 }
 
+const objects_SessionInfoUpdate = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
  *
@@ -49,13 +53,15 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SessionInfoUpdate();
   let v: unknown;
   if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
   if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
   if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
   return o as unknown as T.SessionInfoUpdate;
 }
+
+const objects_CompactionUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -70,7 +76,7 @@ export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, updat
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_CompactionUpdate();
   let v: unknown;
   if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
   if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;

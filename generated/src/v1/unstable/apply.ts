@@ -4,6 +4,8 @@
 import * as rt from "../../runtime/patch.js";
 import type * as T from "./types.js";
 
+const objects_ToolCallUpdate = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S22); pure, inputs untouched.
  *
@@ -22,7 +24,7 @@ import type * as T from "./types.js";
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_ToolCallUpdate();
   let v: unknown;
   if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
   if ((v = rt.keep(s.kind, u.kind)) !== undefined) o.kind = v;
@@ -37,6 +39,8 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
   return o as unknown as T.ToolCallUpdate;
 }
 
+const objects_SessionInfoUpdate = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
  *
@@ -49,13 +53,15 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SessionInfoUpdate();
   let v: unknown;
   if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
   if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
   if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
   return o as unknown as T.SessionInfoUpdate;
 }
+
+const objects_CompactionUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -70,7 +76,7 @@ export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, updat
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_CompactionUpdate();
   let v: unknown;
   if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
   if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;
@@ -79,6 +85,8 @@ export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update:
   if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
   return o as unknown as T.CompactionUpdate;
 }
+
+const objects_SubagentUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `SubagentUpdate`) to the stored entity (S16); pure, inputs untouched.
@@ -96,7 +104,7 @@ export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update:
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.SubagentUpdate): T.SubagentUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SubagentUpdate();
   let v: unknown;
   if ((v = rt.replace(s.sessionId, u.sessionId)) !== undefined) o.sessionId = v;
   if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
@@ -108,6 +116,8 @@ export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.S
   if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
   return o as unknown as T.SubagentUpdate;
 }
+
+const objects_SessionMessage = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `SessionMessage`) to the stored entity (S17); pure, inputs untouched.
@@ -124,7 +134,7 @@ export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.S
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionMessage(stored: T.SessionMessage | undefined, update: T.SessionMessage): T.SessionMessage {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SessionMessage();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.replace(s.senderSessionId, u.senderSessionId)) !== undefined) o.senderSessionId = v;

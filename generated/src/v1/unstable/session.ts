@@ -12,8 +12,10 @@ import * as first from "./validate-first.js";
 export { applyMeta } from "../../runtime/patch.js";
 export { subagentStatus, type SubagentStatusProjection } from "../../runtime/subagent.js";
 
+const objects_patchUsageUpdate = rt.plainObjects();
+
 function patchUsageUpdate(stored: rt.JsonObject | undefined, update: rt.JsonObject): rt.JsonObject {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_patchUsageUpdate();
   let v: unknown;
   if ((v = rt.replace(s.used, u.used)) !== undefined) o.used = v;
   if ((v = rt.replace(s.size, u.size)) !== undefined) o.size = v;
@@ -22,8 +24,10 @@ function patchUsageUpdate(stored: rt.JsonObject | undefined, update: rt.JsonObje
   return o as unknown as rt.JsonObject;
 }
 
+const objects_patchRecord_messageId_content = rt.plainObjects();
+
 function patchRecord_messageId_content(stored: rt.JsonObject | undefined, update: rt.JsonObject): rt.JsonObject {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_patchRecord_messageId_content();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
@@ -217,13 +221,13 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
     case "compaction_update":
       return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
     case "compaction_summary_chunk":
-      return appendItem(TABLE, state, u, "compactions", u.compactionId, "summary", u.content, owned);
+      return appendItem(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, "summary", u.content, owned);
     case "subagent_update":
       return upsertEntity(TABLE, state, u, "subagents", u.sessionId, apply.SubagentUpdate, owned);
     case "session_message":
       return upsertEntity(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, owned);
     case "session_message_chunk":
-      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, "content", u.content, owned);
     default:
       return reduce(TABLE, state, update, owned);
   }

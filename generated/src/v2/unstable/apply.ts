@@ -4,6 +4,8 @@
 import * as rt from "../../runtime/patch.js";
 import type * as T from "./types.js";
 
+const objects_ToolCallUpdate = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S9); pure, inputs untouched.
  *
@@ -23,7 +25,7 @@ import type * as T from "./types.js";
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_ToolCallUpdate();
   let v: unknown;
   if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
   if ((v = rt.replace(s.name, u.name)) !== undefined) o.name = v;
@@ -39,6 +41,8 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
   return o as unknown as T.ToolCallUpdate;
 }
 
+const objects_UserMessage = rt.plainObjects();
+
 /**
  * Applies the patch `update` (a `UserMessage`) to the stored entity (S11); pure, inputs untouched.
  *
@@ -50,13 +54,15 @@ export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.T
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function UserMessage(stored: T.UserMessage | undefined, update: T.UserMessage): T.UserMessage {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_UserMessage();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.UserMessage;
 }
+
+const objects_AgentMessage = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `AgentMessage`) to the stored entity (S11); pure, inputs untouched.
@@ -69,13 +75,15 @@ export function UserMessage(stored: T.UserMessage | undefined, update: T.UserMes
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function AgentMessage(stored: T.AgentMessage | undefined, update: T.AgentMessage): T.AgentMessage {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_AgentMessage();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.AgentMessage;
 }
+
+const objects_AgentThought = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `AgentThought`) to the stored entity (S11); pure, inputs untouched.
@@ -88,13 +96,15 @@ export function AgentMessage(stored: T.AgentMessage | undefined, update: T.Agent
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function AgentThought(stored: T.AgentThought | undefined, update: T.AgentThought): T.AgentThought {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_AgentThought();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.AgentThought;
 }
+
+const objects_TerminalUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `TerminalUpdate`) to the stored entity (S12); pure, inputs untouched.
@@ -112,7 +122,7 @@ export function AgentThought(stored: T.AgentThought | undefined, update: T.Agent
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function TerminalUpdate(stored: T.TerminalUpdate | undefined, update: T.TerminalUpdate): T.TerminalUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_TerminalUpdate();
   let v: unknown;
   if ((v = rt.replace(s.terminalId, u.terminalId)) !== undefined) o.terminalId = v;
   if ((v = rt.replace(s.command, u.command)) !== undefined) o.command = v;
@@ -124,6 +134,8 @@ export function TerminalUpdate(stored: T.TerminalUpdate | undefined, update: T.T
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.TerminalUpdate;
 }
+
+const objects_SessionInfoUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
@@ -137,13 +149,15 @@ export function TerminalUpdate(stored: T.TerminalUpdate | undefined, update: T.T
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SessionInfoUpdate();
   let v: unknown;
   if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
   if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.SessionInfoUpdate;
 }
+
+const objects_CompactionUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -158,7 +172,7 @@ export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, updat
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_CompactionUpdate();
   let v: unknown;
   if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
   if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;
@@ -167,6 +181,8 @@ export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update:
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.CompactionUpdate;
 }
+
+const objects_UsageUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `UsageUpdate`) to the stored entity (S15); pure, inputs untouched.
@@ -181,7 +197,7 @@ export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update:
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function UsageUpdate(stored: T.UsageUpdate | undefined, update: T.UsageUpdate): T.UsageUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_UsageUpdate();
   let v: unknown;
   if ((v = rt.replace(s.used, u.used)) !== undefined) o.used = v;
   if ((v = rt.replace(s.size, u.size)) !== undefined) o.size = v;
@@ -189,6 +205,8 @@ export function UsageUpdate(stored: T.UsageUpdate | undefined, update: T.UsageUp
   if ((v = rt.latest(u._meta)) !== undefined) o._meta = v;
   return o as unknown as T.UsageUpdate;
 }
+
+const objects_SubagentUpdate = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `SubagentUpdate`) to the stored entity (S16); pure, inputs untouched.
@@ -206,7 +224,7 @@ export function UsageUpdate(stored: T.UsageUpdate | undefined, update: T.UsageUp
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.SubagentUpdate): T.SubagentUpdate {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SubagentUpdate();
   let v: unknown;
   if ((v = rt.replace(s.sessionId, u.sessionId)) !== undefined) o.sessionId = v;
   if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
@@ -218,6 +236,8 @@ export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.S
   if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
   return o as unknown as T.SubagentUpdate;
 }
+
+const objects_SessionMessage = rt.plainObjects();
 
 /**
  * Applies the patch `update` (a `SessionMessage`) to the stored entity (S17); pure, inputs untouched.
@@ -234,7 +254,7 @@ export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.S
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionMessage(stored: T.SessionMessage | undefined, update: T.SessionMessage): T.SessionMessage {
-  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o = new objects_SessionMessage();
   let v: unknown;
   if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
   if ((v = rt.replace(s.senderSessionId, u.senderSessionId)) !== undefined) o.senderSessionId = v;
