@@ -195,6 +195,35 @@ describe("parseOwned: review cases (custom variants with a mixin, frozen input, 
     expect(Object.hasOwn(bad, "extra")).toBe(true);
   });
 
+  it("a part that cannot lose its key (frozen or sealed) leaves the whole input as it was, though other keys were deletable", () => {
+    const parseUpdate = parserOf("v2/unstable", "UpdateSessionNotification");
+    const ownedUpdate = ownedParserOf("v2/unstable", "UpdateSessionNotification");
+    for (const [what, seal] of [["frozen", Object.freeze], ["sealed", Object.seal]] as const) {
+      // `kind: 5` is dropped by parse (S23), `zz` too (S29): the location's key cannot go, so neither may `kind`
+      const text = '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","kind":5,"locations":[{"path":"/a","zz":1}]}}';
+      const input = JSON.parse(text) as { update: { locations: object[] } };
+      seal(input.update.locations[0]!);
+      expect(canonicalJson(ownedUpdate(input)), what).toBe(canonicalJson(parseUpdate(JSON.parse(text))));
+      expect(JSON.stringify(input), what).toBe(text);
+    }
+  });
+
+  it("a caller-built proxy whose delete trap throws gets parse's result, no throw", () => {
+    const text = '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","kind":5}}';
+    const update = new Proxy(JSON.parse(text).update as object, { deleteProperty: () => { throw new Error("no delete"); } });
+    const owned = ownedParserOf("v2/unstable", "UpdateSessionNotification")({ sessionId: "s", update });
+    expect(canonicalJson(owned)).toBe(canonicalJson(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text))));
+  });
+
+  it("a malformed part dropped whole (S23) is not pruned inside: keys its failed check noted stay", () => {
+    // `error` fails (no code, no message) after its check noted `zz`: parse drops `error` whole
+    const text = '{"error":{"zz":1}}';
+    const input = JSON.parse(text) as object;
+    const owned = ownedParserOf("v2/unstable", "ErrorStopReason")(input);
+    expect(canonicalJson(owned)).toBe(canonicalJson(parserOf("v2/unstable", "ErrorStopReason")(JSON.parse(text))));
+    expect(JSON.stringify(input)).toBe(text);
+  });
+
   it("100,000 unknown keys on the top object are dropped in linear time (the result equals parse's)", () => {
     const params: Record<string, unknown> = { sessionId: "s", update: { sessionUpdate: "agent_thought", messageId: "m" } };
     for (let i = 0; i < 100_000; i++) params[`x${i}`] = i;

@@ -333,12 +333,20 @@ class ExactWriter extends DecodeWriter {
     return code`${check}(v)`;
   }
 
-  /** What a key pass does when the value of `f` fails `test`: answer no, or (S23) drop the key in place, like an unknown key. */
+  /**
+   * What a key pass does when the value of `f` fails `test`: answer no, or (S23) drop the key in
+   * place, like an unknown key. A def's check may have noted unknown keys inside the value before
+   * it failed: those notes are forgotten (the value goes whole), so nothing inside it is deleted.
+   */
   private onBad(f: Field, test: Code): Code {
     const kept = this.keptWhenMalformed(f);
     if (!kept) return code`if (!(${test})) return false;`;
     const guard = kept !== NEVER ? [code`if (${kept}) return false;`] : [];
-    return block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]);
+    if (this.isRawValue(f)) return block(code`if (!(${test}))`, [...guard, code`rt.noteUnknown(v, k);`]);
+    return block(code``, [
+      code`const made = rt.notesMade();`,
+      block(code`if (!(${test}))`, [...guard, code`rt.forgetNotesSince(made);`, code`rt.noteUnknown(v, k);`]),
+    ]);
   }
 
   /**
@@ -352,12 +360,17 @@ class ExactWriter extends DecodeWriter {
   private keptWhenMalformed(f: Field): Code | undefined {
     const node = withoutNull(f.node);
     if (!f.tolerance.defaultOnError || f.required || methodDispatch(node, this.defs)) return undefined;
-    const target = this.resolve(node);
-    const raw = isScalar(target) || target.kind === "json" || (target.kind === "record" && this.resolve(target.values).kind === "json");
+    const raw = this.isRawValue(f);
     if (!raw && node.kind !== "ref") return undefined;
     const decodes = raw ? undefined : code`tolerant.${name((node as { name: string }).name)}(x).ok`;
     if (!emptiedOnNull(f)) return decodes ?? NEVER;
     return decodes ? code`x === null || ${decodes}` : code`x === null`;
+  }
+
+  /** Whether the value of `f` is a scalar, raw JSON or a record of raw JSON: its test notes no key inside it. */
+  private isRawValue(f: Field): boolean {
+    const target = this.resolve(withoutNull(f.node));
+    return isScalar(target) || target.kind === "json" || (target.kind === "record" && this.resolve(target.values).kind === "json");
   }
 
   /** The envelope's params by its `method`, or a response's result by the asked method (raw when none). */

@@ -347,38 +347,79 @@ export function noteUnknown(value: object, key: string): void {
   unknownKeys[noted++] = key;
 }
 
+/** How many notes the check has made so far: a mark for `forgetNotesSince`. */
+export function notesMade(): number {
+  return noted;
+}
+
+/**
+ * Forgets the notes made since `mark`: those of a part the parser drops whole
+ * (S23), whose own check failed after noting keys inside it. The part goes
+ * with its key; nothing inside it is deleted.
+ */
+export function forgetNotesSince(mark: number): void {
+  clearNotes(mark, noted);
+  noted = mark;
+}
+
 /**
  * Ends an owned-tree check of `value`; returns what the caller hands out, or
- * `UNSETTLED` when the value must go to the copying parser: the check failed
- * (`held` false: the notes are forgotten, `value` stays as it was), or a noted
- * key could not be deleted (frozen or sealed input; the keys deleted so far
- * are ones the parser drops too, so its result is the same). When the check
- * held, the unknown keys it noted go (S29): deleted in place from the parts of
- * `value`, while `value` itself, should it have some (the `jsonrpc` of a
- * JSON-RPC line: no schema type declares it), is replaced by a fresh object
- * holding its other members, in order (a `delete` there would turn every
- * line's top object into a dictionary, much dearer; a JSON-RPC envelope's
- * wrapper rebuilds its top itself and notes nothing there). A check never backtracks
- * (any "no" ends it), and the custom variant's mixin is not checked by key, so
- * every noted key belongs to a part that holds. `__proto__` goes like any
- * other key (S34).
+ * `UNSETTLED` when the value must go to the copying parser, with `value` left
+ * as it was: the check failed (`held` false: the notes are forgotten), or a
+ * noted key cannot be deleted (frozen or sealed input, or a caller-built proxy
+ * whose trap throws). Every noted key is known to be deletable before any is
+ * deleted, so no key goes unless all do. When the check held, the unknown keys
+ * it noted go (S29): deleted in place from the parts of `value`, while `value`
+ * itself, should it have some, is replaced by a fresh object holding its other
+ * members, in order (a `delete` there would turn the top object into a
+ * dictionary, much dearer; a JSON-RPC envelope's wrapper rebuilds its top
+ * itself and notes nothing there). A check never backtracks (any "no" ends
+ * it), and the custom variant's mixin is not checked by key, so every noted
+ * key belongs to a part that holds. `__proto__` goes like any other key (S34).
  */
 export function settleUnknown<V>(held: boolean, value: V): V | typeof UNSETTLED {
   const n = noted;
   noted = 0;
   if (n === 0) return held ? value : UNSETTLED;
-  let ownUnknown: unknown[] | undefined;
-  let deleted = true;
-  for (let i = 0; i < n; i += 2) {
-    const target = unknownKeys[i] as Record<string, unknown>;
-    const key = unknownKeys[i + 1] as string;
-    unknownKeys[i] = unknownKeys[i + 1] = undefined; // slots are reused, not shrunk (a length change is a runtime call)
-    if (!held) continue;
-    if (target === value) (ownUnknown ??= []).push(key);
-    else if (!Reflect.deleteProperty(target, key)) deleted = false;
-  }
+  const settled = held && notedDeletable(value, n) ? deleteNoted(value, n) : UNSETTLED;
+  clearNotes(0, n);
   if (unknownKeys.length > KEPT_SLOTS) unknownKeys.length = 0;
-  if (!held || !deleted) return UNSETTLED;
+  return settled;
+}
+
+/** Empties the note slots from `start` to `end` (slots are reused, not shrunk: a length change is a runtime call). */
+function clearNotes(start: number, end: number): void {
+  for (let i = start; i < end; i++) unknownKeys[i] = undefined;
+}
+
+/** Whether every noted key of a part of `value` can be deleted: an own key that is not configurable cannot (a frozen or sealed part). */
+function notedDeletable(value: unknown, n: number): boolean {
+  try {
+    for (let i = 0; i < n; i += 2) {
+      const target = unknownKeys[i] as object;
+      if (target === value) continue;
+      const own = Reflect.getOwnPropertyDescriptor(target, unknownKeys[i + 1] as string);
+      if (own !== undefined && !own.configurable) return false;
+    }
+    return true;
+  } catch {
+    return false; // a caller-built proxy's trap threw
+  }
+}
+
+/** Deletes the noted keys (each known to be deletable); the top's own go by a fresh top object. */
+function deleteNoted<V>(value: V, n: number): V | typeof UNSETTLED {
+  let ownUnknown: unknown[] | undefined;
+  try {
+    for (let i = 0; i < n; i += 2) {
+      const target = unknownKeys[i] as Record<string, unknown>;
+      const key = unknownKeys[i + 1] as string;
+      if (target === value) (ownUnknown ??= []).push(key);
+      else if (!Reflect.deleteProperty(target, key)) return UNSETTLED; // only a proxy that said it could
+    }
+  } catch {
+    return UNSETTLED; // a caller-built proxy's trap threw after saying it could
+  }
   return ownUnknown ? (withoutKeys(value as Record<string, unknown>, ownUnknown) as V) : value;
 }
 

@@ -387,9 +387,13 @@ function e_ContentBlockText(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "text":
@@ -417,9 +421,13 @@ function e_ContentBlockImage(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -456,9 +464,13 @@ function e_ContentBlockAudio(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -490,9 +502,13 @@ function e_ContentBlockResourceLink(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "description":
@@ -544,9 +560,13 @@ function e_ContentBlockResource(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resource":
@@ -636,9 +656,13 @@ function e_TextContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "text":
@@ -665,9 +689,13 @@ function e_ImageContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -703,9 +731,13 @@ function e_AudioContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -736,9 +768,13 @@ function e_ResourceLink(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "description":
@@ -857,9 +893,13 @@ function e_EmbeddedResource(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resource":
@@ -2044,18 +2084,26 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "agentCapabilities":
-        if (!(e_AgentCapabilities(x))) {
-          if (tolerant.AgentCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentCapabilities(x))) {
+            if (tolerant.AgentCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "agentInfo":
-        if (!((x === null || e_Implementation(x)))) {
-          if (tolerant.Implementation(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Implementation(x)))) {
+            if (tolerant.Implementation(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2086,27 +2134,43 @@ function e_AgentCapabilities(v: any): boolean {
         }
         break;
       case "promptCapabilities":
-        if (!(e_PromptCapabilities(x))) {
-          if (tolerant.PromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_PromptCapabilities(x))) {
+            if (tolerant.PromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "mcpCapabilities":
-        if (!(e_McpCapabilities(x))) {
-          if (tolerant.McpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_McpCapabilities(x))) {
+            if (tolerant.McpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "sessionCapabilities":
-        if (!(e_SessionCapabilities(x))) {
-          if (tolerant.SessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_SessionCapabilities(x))) {
+            if (tolerant.SessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!(e_AgentAuthCapabilities(x))) {
-          if (tolerant.AgentAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentAuthCapabilities(x))) {
+            if (tolerant.AgentAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2189,33 +2253,53 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "list":
-        if (!((x === null || e_SessionListCapabilities(x)))) {
-          if (tolerant.SessionListCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionListCapabilities(x)))) {
+            if (tolerant.SessionListCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
-          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+            if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
-          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+            if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resume":
-        if (!((x === null || e_SessionResumeCapabilities(x)))) {
-          if (tolerant.SessionResumeCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionResumeCapabilities(x)))) {
+            if (tolerant.SessionResumeCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "close":
-        if (!((x === null || e_SessionCloseCapabilities(x)))) {
-          if (tolerant.SessionCloseCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCloseCapabilities(x)))) {
+            if (tolerant.SessionCloseCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2327,9 +2411,13 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "logout":
-        if (!((x === null || e_LogoutCapabilities(x)))) {
-          if (tolerant.LogoutCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_LogoutCapabilities(x)))) {
+            if (tolerant.LogoutCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2584,9 +2672,13 @@ function e_NewSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -2901,9 +2993,13 @@ function e_LoadSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3023,9 +3119,13 @@ function e_ResumeSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3520,9 +3620,13 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3842,9 +3946,13 @@ function e_AvailableCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4026,9 +4134,13 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4239,15 +4351,23 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "clientCapabilities":
-        if (!(e_ClientCapabilities(x))) {
-          if (tolerant.ClientCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_ClientCapabilities(x))) {
+            if (tolerant.ClientCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "clientInfo":
-        if (!((x === null || e_Implementation(x)))) {
-          if (tolerant.Implementation(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Implementation(x)))) {
+            if (tolerant.Implementation(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4269,9 +4389,13 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "fs":
-        if (!(e_FileSystemCapabilities(x))) {
-          if (tolerant.FileSystemCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_FileSystemCapabilities(x))) {
+            if (tolerant.FileSystemCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "terminal":
@@ -4280,21 +4404,33 @@ function e_ClientCapabilities(v: any): boolean {
         }
         break;
       case "session":
-        if (!((x === null || e_ClientSessionCapabilities(x)))) {
-          if (tolerant.ClientSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ClientSessionCapabilities(x)))) {
+            if (tolerant.ClientSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!(e_AuthCapabilities(x))) {
-          if (tolerant.AuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AuthCapabilities(x))) {
+            if (tolerant.AuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) {
-          if (tolerant.ElicitationCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationCapabilities(x)))) {
+            if (tolerant.ElicitationCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4349,9 +4485,13 @@ function e_ClientSessionCapabilities(v: any): boolean {
         }
         break;
       case "configOptions":
-        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
-          if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
+            if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "notices":
@@ -4383,9 +4523,13 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "boolean":
-        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
-          if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
+            if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4453,15 +4597,23 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
-          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+            if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
-          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+            if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5224,9 +5376,13 @@ function e_TerminalOutputResponse(v: any): boolean {
         r++;
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":

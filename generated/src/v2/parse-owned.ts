@@ -267,9 +267,13 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) {
-          if (tolerant.ToolCallCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCapabilities(x)))) {
+            if (tolerant.ToolCallCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -342,9 +346,13 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) {
-          if (tolerant.DiffPatch(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_DiffPatch(x)))) {
+            if (tolerant.DiffPatch(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -411,9 +419,13 @@ function e_ContentBlockText(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -450,9 +462,13 @@ function e_ContentBlockImage(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -484,9 +500,13 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -550,9 +570,13 @@ function e_ContentBlockResourceLink(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -580,9 +604,13 @@ function e_ContentBlockResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -672,9 +700,13 @@ function e_TextContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -714,9 +746,13 @@ function e_ImageContent(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -747,9 +783,13 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -843,9 +883,13 @@ function e_ResourceLink(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -940,9 +984,13 @@ function e_EmbeddedResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -1153,9 +1201,13 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) {
-          if (tolerant.DiffPatch(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_DiffPatch(x)))) {
+            if (tolerant.DiffPatch(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -1232,9 +1284,13 @@ function e_ToolCallCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
-          if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
+            if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2192,9 +2248,13 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_AgentCapabilities(x))) {
-          if (tolerant.AgentCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentCapabilities(x))) {
+            if (tolerant.AgentCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "authMethods":
@@ -2255,15 +2315,23 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "session":
-        if (!((x === null || e_SessionCapabilities(x)))) {
-          if (tolerant.SessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCapabilities(x)))) {
+            if (tolerant.SessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!((x === null || e_AgentAuthCapabilities(x)))) {
-          if (tolerant.AgentAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AgentAuthCapabilities(x)))) {
+            if (tolerant.AgentAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2285,27 +2353,43 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "prompt":
-        if (!((x === null || e_PromptCapabilities(x)))) {
-          if (tolerant.PromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptCapabilities(x)))) {
+            if (tolerant.PromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "mcp":
-        if (!((x === null || e_McpCapabilities(x)))) {
-          if (tolerant.McpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpCapabilities(x)))) {
+            if (tolerant.McpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
-          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+            if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
-          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+            if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2327,21 +2411,33 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((x === null || e_PromptImageCapabilities(x)))) {
-          if (tolerant.PromptImageCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptImageCapabilities(x)))) {
+            if (tolerant.PromptImageCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "audio":
-        if (!((x === null || e_PromptAudioCapabilities(x)))) {
-          if (tolerant.PromptAudioCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptAudioCapabilities(x)))) {
+            if (tolerant.PromptAudioCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "embeddedContext":
-        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
-          if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
+            if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2417,15 +2513,23 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "stdio":
-        if (!((x === null || e_McpStdioCapabilities(x)))) {
-          if (tolerant.McpStdioCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpStdioCapabilities(x)))) {
+            if (tolerant.McpStdioCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "http":
-        if (!((x === null || e_McpHttpCapabilities(x)))) {
-          if (tolerant.McpHttpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpHttpCapabilities(x)))) {
+            if (tolerant.McpHttpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3052,9 +3156,13 @@ function e_AvailableCommandCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3163,9 +3271,13 @@ function e_Command(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3425,9 +3537,13 @@ function e_Error(v: any): boolean {
         r++;
         break;
       case "data":
-        if (!((x === null || e_ErrorData(x)))) {
-          if (tolerant.ErrorData(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ErrorData(x)))) {
+            if (tolerant.ErrorData(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       default:
@@ -3838,9 +3954,13 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) {
-          if (tolerant.ToolCallCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCapabilities(x)))) {
+            if (tolerant.ToolCallCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3878,27 +3998,43 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) {
-          if (tolerant.TerminalOutput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalOutput(x)))) {
+            if (tolerant.TerminalOutput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) {
-          if (tolerant.TerminalSize(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalSize(x)))) {
+            if (tolerant.TerminalSize(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) {
-          if (tolerant.TerminalCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCapabilities(x)))) {
+            if (tolerant.TerminalCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4059,9 +4195,13 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4436,9 +4576,13 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) {
-          if (tolerant.Error(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Error(x)))) {
+            if (tolerant.Error(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       default:
@@ -4622,9 +4766,13 @@ function e_TerminalCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_TerminalCancelCapabilities(x)))) {
-          if (tolerant.TerminalCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCancelCapabilities(x)))) {
+            if (tolerant.TerminalCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4679,27 +4827,43 @@ function e_TerminalUpdate(v: any): boolean {
         }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) {
-          if (tolerant.TerminalOutput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalOutput(x)))) {
+            if (tolerant.TerminalOutput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) {
-          if (tolerant.TerminalSize(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalSize(x)))) {
+            if (tolerant.TerminalSize(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) {
-          if (tolerant.TerminalCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCapabilities(x)))) {
+            if (tolerant.TerminalCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5006,9 +5170,13 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5223,9 +5391,13 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_ClientCapabilities(x))) {
-          if (tolerant.ClientCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_ClientCapabilities(x))) {
+            if (tolerant.ClientCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5247,15 +5419,23 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "auth":
-        if (!((x === null || e_ClientAuthCapabilities(x)))) {
-          if (tolerant.ClientAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ClientAuthCapabilities(x)))) {
+            if (tolerant.ClientAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) {
-          if (tolerant.ElicitationCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationCapabilities(x)))) {
+            if (tolerant.ElicitationCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5277,9 +5457,13 @@ function e_ClientAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((x === null || e_TerminalAuthCapabilities(x)))) {
-          if (tolerant.TerminalAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalAuthCapabilities(x)))) {
+            if (tolerant.TerminalAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5319,15 +5503,23 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
-          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+            if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
-          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+            if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":

@@ -389,9 +389,13 @@ function e_ContentBlockText(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "text":
@@ -419,9 +423,13 @@ function e_ContentBlockImage(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -458,9 +466,13 @@ function e_ContentBlockAudio(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -492,9 +504,13 @@ function e_ContentBlockResourceLink(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "description":
@@ -546,9 +562,13 @@ function e_ContentBlockResource(v: any): boolean {
       case "type":
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resource":
@@ -638,9 +658,13 @@ function e_TextContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "text":
@@ -667,9 +691,13 @@ function e_ImageContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -705,9 +733,13 @@ function e_AudioContent(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "data":
@@ -738,9 +770,13 @@ function e_ResourceLink(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "description":
@@ -859,9 +895,13 @@ function e_EmbeddedResource(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resource":
@@ -2106,18 +2146,26 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "agentCapabilities":
-        if (!(e_AgentCapabilities(x))) {
-          if (tolerant.AgentCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentCapabilities(x))) {
+            if (tolerant.AgentCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "authMethods":
         if (!(e_InitializeResponse_authMethods(x))) return false;
         break;
       case "agentInfo":
-        if (!((x === null || e_Implementation(x)))) {
-          if (tolerant.Implementation(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Implementation(x)))) {
+            if (tolerant.Implementation(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2148,33 +2196,53 @@ function e_AgentCapabilities(v: any): boolean {
         }
         break;
       case "promptCapabilities":
-        if (!(e_PromptCapabilities(x))) {
-          if (tolerant.PromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_PromptCapabilities(x))) {
+            if (tolerant.PromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "mcpCapabilities":
-        if (!(e_McpCapabilities(x))) {
-          if (tolerant.McpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_McpCapabilities(x))) {
+            if (tolerant.McpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "sessionCapabilities":
-        if (!(e_SessionCapabilities(x))) {
-          if (tolerant.SessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_SessionCapabilities(x))) {
+            if (tolerant.SessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!(e_AgentAuthCapabilities(x))) {
-          if (tolerant.AgentAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentAuthCapabilities(x))) {
+            if (tolerant.AgentAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "providers":
-        if (!((x === null || e_ProvidersCapabilities(x)))) {
-          if (tolerant.ProvidersCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ProvidersCapabilities(x)))) {
+            if (tolerant.ProvidersCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2262,63 +2330,103 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "list":
-        if (!((x === null || e_SessionListCapabilities(x)))) {
-          if (tolerant.SessionListCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionListCapabilities(x)))) {
+            if (tolerant.SessionListCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
-          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+            if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
-          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+            if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "systemPrompt":
-        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "fork":
-        if (!((x === null || e_SessionForkCapabilities(x)))) {
-          if (tolerant.SessionForkCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionForkCapabilities(x)))) {
+            if (tolerant.SessionForkCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "archive":
-        if (!((x === null || e_SessionArchiveCapabilities(x)))) {
-          if (tolerant.SessionArchiveCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionArchiveCapabilities(x)))) {
+            if (tolerant.SessionArchiveCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "status":
-        if (!((x === null || e_SessionStatusCapabilities(x)))) {
-          if (tolerant.SessionStatusCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionStatusCapabilities(x)))) {
+            if (tolerant.SessionStatusCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "title":
-        if (!((x === null || e_SessionTitleCapabilities(x)))) {
-          if (tolerant.SessionTitleCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionTitleCapabilities(x)))) {
+            if (tolerant.SessionTitleCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "resume":
-        if (!((x === null || e_SessionResumeCapabilities(x)))) {
-          if (tolerant.SessionResumeCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionResumeCapabilities(x)))) {
+            if (tolerant.SessionResumeCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "close":
-        if (!((x === null || e_SessionCloseCapabilities(x)))) {
-          if (tolerant.SessionCloseCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCloseCapabilities(x)))) {
+            if (tolerant.SessionCloseCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2394,9 +2502,13 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mode":
-        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2418,9 +2530,13 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "override":
-        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2568,15 +2684,23 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "status":
-        if (!((x === null || e_AuthStatusCapabilities(x)))) {
-          if (tolerant.AuthStatusCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AuthStatusCapabilities(x)))) {
+            if (tolerant.AuthStatusCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "logout":
-        if (!((x === null || e_LogoutCapabilities(x)))) {
-          if (tolerant.LogoutCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_LogoutCapabilities(x)))) {
+            if (tolerant.LogoutCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3086,9 +3210,13 @@ function e_NewSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3403,9 +3531,13 @@ function e_LoadSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3535,9 +3667,13 @@ function e_ForkSessionResponse(v: any): boolean {
         r++;
         break;
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3648,9 +3784,13 @@ function e_ResumeSessionResponse(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "modes":
-        if (!((x === null || e_SessionModeState(x)))) {
-          if (tolerant.SessionModeState(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionModeState(x)))) {
+            if (tolerant.SessionModeState(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "configOptions":
@@ -3739,9 +3879,13 @@ function e_PromptResponse(v: any): boolean {
         r++;
         break;
       case "usage":
-        if (!((x === null || e_Usage(x)))) {
-          if (tolerant.Usage(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Usage(x)))) {
+            if (tolerant.Usage(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4247,9 +4391,13 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4393,15 +4541,23 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
-          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+            if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) {
-          if (tolerant.StateUpdate(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_StateUpdate(x)))) {
+            if (tolerant.StateUpdate(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "cwd":
@@ -4936,9 +5092,13 @@ function e_AvailableCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5120,9 +5280,13 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5250,9 +5414,13 @@ function e_SubagentSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_SessionCancelCapabilities(x)))) {
-          if (tolerant.SessionCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCancelCapabilities(x)))) {
+            if (tolerant.SessionCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5411,9 +5579,13 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) {
-          if (tolerant.Error(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Error(x)))) {
+            if (tolerant.Error(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       default:
@@ -5485,15 +5657,23 @@ function e_SubagentUpdate(v: any): boolean {
         }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
-          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+            if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) {
-          if (tolerant.StateUpdate(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_StateUpdate(x)))) {
+            if (tolerant.StateUpdate(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "cwd":
@@ -5721,15 +5901,23 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "clientCapabilities":
-        if (!(e_ClientCapabilities(x))) {
-          if (tolerant.ClientCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_ClientCapabilities(x))) {
+            if (tolerant.ClientCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "clientInfo":
-        if (!((x === null || e_Implementation(x)))) {
-          if (tolerant.Implementation(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Implementation(x)))) {
+            if (tolerant.Implementation(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5751,9 +5939,13 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "fs":
-        if (!(e_FileSystemCapabilities(x))) {
-          if (tolerant.FileSystemCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_FileSystemCapabilities(x))) {
+            if (tolerant.FileSystemCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "terminal":
@@ -5762,33 +5954,53 @@ function e_ClientCapabilities(v: any): boolean {
         }
         break;
       case "session":
-        if (!((x === null || e_ClientSessionCapabilities(x)))) {
-          if (tolerant.ClientSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ClientSessionCapabilities(x)))) {
+            if (tolerant.ClientSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "subagents":
-        if (!((x === null || e_SubagentCapabilities(x)))) {
-          if (tolerant.SubagentCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SubagentCapabilities(x)))) {
+            if (tolerant.SubagentCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "plan":
-        if (!((x === null || e_PlanCapabilities(x)))) {
-          if (tolerant.PlanCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PlanCapabilities(x)))) {
+            if (tolerant.PlanCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!(e_AuthCapabilities(x))) {
-          if (tolerant.AuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AuthCapabilities(x))) {
+            if (tolerant.AuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) {
-          if (tolerant.ElicitationCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationCapabilities(x)))) {
+            if (tolerant.ElicitationCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5843,9 +6055,13 @@ function e_ClientSessionCapabilities(v: any): boolean {
         }
         break;
       case "configOptions":
-        if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
-          if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionConfigOptionsCapabilities(x)))) {
+            if (tolerant.SessionConfigOptionsCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "notices":
@@ -5877,9 +6093,13 @@ function e_SessionConfigOptionsCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "boolean":
-        if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
-          if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_BooleanConfigOptionCapabilities(x)))) {
+            if (tolerant.BooleanConfigOptionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5983,15 +6203,23 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
-          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+            if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
-          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+            if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -7085,9 +7313,13 @@ function e_TerminalOutputResponse(v: any): boolean {
         r++;
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":

@@ -269,9 +269,13 @@ function e_ToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) {
-          if (tolerant.ToolCallCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCapabilities(x)))) {
+            if (tolerant.ToolCallCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -344,9 +348,13 @@ function e_ToolCallContentDiff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) {
-          if (tolerant.DiffPatch(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_DiffPatch(x)))) {
+            if (tolerant.DiffPatch(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -413,9 +421,13 @@ function e_ContentBlockText(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -452,9 +464,13 @@ function e_ContentBlockImage(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -486,9 +502,13 @@ function e_ContentBlockAudio(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -552,9 +572,13 @@ function e_ContentBlockResourceLink(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -582,9 +606,13 @@ function e_ContentBlockResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -674,9 +702,13 @@ function e_TextContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -716,9 +748,13 @@ function e_ImageContent(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -749,9 +785,13 @@ function e_AudioContent(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -845,9 +885,13 @@ function e_ResourceLink(v: any): boolean {
         }
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -942,9 +986,13 @@ function e_EmbeddedResource(v: any): boolean {
         r++;
         break;
       case "annotations":
-        if (!((x === null || e_Annotations(x)))) {
-          if (tolerant.Annotations(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Annotations(x)))) {
+            if (tolerant.Annotations(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -1155,9 +1203,13 @@ function e_Diff(v: any): boolean {
         r++;
         break;
       case "patch":
-        if (!((x === null || e_DiffPatch(x)))) {
-          if (tolerant.DiffPatch(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_DiffPatch(x)))) {
+            if (tolerant.DiffPatch(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -1234,9 +1286,13 @@ function e_ToolCallCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
-          if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCancelCapabilities(x)))) {
+            if (tolerant.ToolCallCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2254,9 +2310,13 @@ function e_InitializeResponse(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_AgentCapabilities(x))) {
-          if (tolerant.AgentCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_AgentCapabilities(x))) {
+            if (tolerant.AgentCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "authMethods":
@@ -2317,21 +2377,33 @@ function e_AgentCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "session":
-        if (!((x === null || e_SessionCapabilities(x)))) {
-          if (tolerant.SessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCapabilities(x)))) {
+            if (tolerant.SessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "auth":
-        if (!((x === null || e_AgentAuthCapabilities(x)))) {
-          if (tolerant.AgentAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AgentAuthCapabilities(x)))) {
+            if (tolerant.AgentAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "providers":
-        if (!((x === null || e_ProvidersCapabilities(x)))) {
-          if (tolerant.ProvidersCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ProvidersCapabilities(x)))) {
+            if (tolerant.ProvidersCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2353,57 +2425,93 @@ function e_SessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "prompt":
-        if (!((x === null || e_PromptCapabilities(x)))) {
-          if (tolerant.PromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptCapabilities(x)))) {
+            if (tolerant.PromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "mcp":
-        if (!((x === null || e_McpCapabilities(x)))) {
-          if (tolerant.McpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpCapabilities(x)))) {
+            if (tolerant.McpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "delete":
-        if (!((x === null || e_SessionDeleteCapabilities(x)))) {
-          if (tolerant.SessionDeleteCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionDeleteCapabilities(x)))) {
+            if (tolerant.SessionDeleteCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "additionalDirectories":
-        if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
-          if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionAdditionalDirectoriesCapabilities(x)))) {
+            if (tolerant.SessionAdditionalDirectoriesCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "systemPrompt":
-        if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "fork":
-        if (!((x === null || e_SessionForkCapabilities(x)))) {
-          if (tolerant.SessionForkCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionForkCapabilities(x)))) {
+            if (tolerant.SessionForkCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "archive":
-        if (!((x === null || e_SessionArchiveCapabilities(x)))) {
-          if (tolerant.SessionArchiveCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionArchiveCapabilities(x)))) {
+            if (tolerant.SessionArchiveCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "status":
-        if (!((x === null || e_SessionStatusCapabilities(x)))) {
-          if (tolerant.SessionStatusCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionStatusCapabilities(x)))) {
+            if (tolerant.SessionStatusCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "title":
-        if (!((x === null || e_SessionTitleCapabilities(x)))) {
-          if (tolerant.SessionTitleCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionTitleCapabilities(x)))) {
+            if (tolerant.SessionTitleCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2425,21 +2533,33 @@ function e_PromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "image":
-        if (!((x === null || e_PromptImageCapabilities(x)))) {
-          if (tolerant.PromptImageCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptImageCapabilities(x)))) {
+            if (tolerant.PromptImageCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "audio":
-        if (!((x === null || e_PromptAudioCapabilities(x)))) {
-          if (tolerant.PromptAudioCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptAudioCapabilities(x)))) {
+            if (tolerant.PromptAudioCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "embeddedContext":
-        if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
-          if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_PromptEmbeddedContextCapabilities(x)))) {
+            if (tolerant.PromptEmbeddedContextCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2515,21 +2635,33 @@ function e_McpCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "stdio":
-        if (!((x === null || e_McpStdioCapabilities(x)))) {
-          if (tolerant.McpStdioCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpStdioCapabilities(x)))) {
+            if (tolerant.McpStdioCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "http":
-        if (!((x === null || e_McpHttpCapabilities(x)))) {
-          if (tolerant.McpHttpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpHttpCapabilities(x)))) {
+            if (tolerant.McpHttpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "acp":
-        if (!((x === null || e_McpAcpCapabilities(x)))) {
-          if (tolerant.McpAcpCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_McpAcpCapabilities(x)))) {
+            if (tolerant.McpAcpCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2641,9 +2773,13 @@ function e_SessionSystemPromptCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "mode":
-        if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptModeCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptModeCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2665,9 +2801,13 @@ function e_SessionSystemPromptModeCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "override":
-        if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
-          if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionSystemPromptOverrideCapabilities(x)))) {
+            if (tolerant.SessionSystemPromptOverrideCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -2779,9 +2919,13 @@ function e_AgentAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "status":
-        if (!((x === null || e_AuthStatusCapabilities(x)))) {
-          if (tolerant.AuthStatusCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AuthStatusCapabilities(x)))) {
+            if (tolerant.AuthStatusCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3573,9 +3717,13 @@ function e_AvailableCommandCommand(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3684,9 +3832,13 @@ function e_Command(v: any): boolean {
         r++;
         break;
       case "input":
-        if (!((x === null || e_AvailableCommandInput(x)))) {
-          if (tolerant.AvailableCommandInput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_AvailableCommandInput(x)))) {
+            if (tolerant.AvailableCommandInput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -3880,9 +4032,13 @@ function e_SessionStatusResponse(v: any): boolean {
         r++;
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) {
-          if (tolerant.StateUpdate(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_StateUpdate(x)))) {
+            if (tolerant.StateUpdate(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4188,9 +4344,13 @@ function e_Error(v: any): boolean {
         r++;
         break;
       case "data":
-        if (!((x === null || e_ErrorData(x)))) {
-          if (tolerant.ErrorData(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ErrorData(x)))) {
+            if (tolerant.ErrorData(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       default:
@@ -4274,9 +4434,13 @@ function e_ErrorStopReason(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "error":
-        if (!((x === null || e_Error(x)))) {
-          if (tolerant.Error(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Error(x)))) {
+            if (tolerant.Error(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       default:
@@ -4818,9 +4982,13 @@ function e_SessionUpdateToolCallUpdate(v: any): boolean {
       case "rawOutput":
         break;
       case "capabilities":
-        if (!((x === null || e_ToolCallCapabilities(x)))) {
-          if (tolerant.ToolCallCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ToolCallCapabilities(x)))) {
+            if (tolerant.ToolCallCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -4858,27 +5026,43 @@ function e_SessionUpdateTerminalUpdate(v: any): boolean {
         }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) {
-          if (tolerant.TerminalOutput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalOutput(x)))) {
+            if (tolerant.TerminalOutput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) {
-          if (tolerant.TerminalSize(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalSize(x)))) {
+            if (tolerant.TerminalSize(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) {
-          if (tolerant.TerminalCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCapabilities(x)))) {
+            if (tolerant.TerminalCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5063,9 +5247,13 @@ function e_SessionUpdateUsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5200,15 +5388,23 @@ function e_SessionUpdateSubagentUpdate(v: any): boolean {
         }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
-          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+            if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) {
-          if (tolerant.StateUpdate(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_StateUpdate(x)))) {
+            if (tolerant.StateUpdate(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "cwd":
@@ -5548,9 +5744,13 @@ function e_TerminalCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_TerminalCancelCapabilities(x)))) {
-          if (tolerant.TerminalCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCancelCapabilities(x)))) {
+            if (tolerant.TerminalCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -5605,27 +5805,43 @@ function e_TerminalUpdate(v: any): boolean {
         }
         break;
       case "output":
-        if (!((x === null || e_TerminalOutput(x)))) {
-          if (tolerant.TerminalOutput(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalOutput(x)))) {
+            if (tolerant.TerminalOutput(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "exitStatus":
-        if (!((x === null || e_TerminalExitStatus(x)))) {
-          if (tolerant.TerminalExitStatus(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalExitStatus(x)))) {
+            if (tolerant.TerminalExitStatus(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "size":
-        if (!((x === null || e_TerminalSize(x)))) {
-          if (tolerant.TerminalSize(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalSize(x)))) {
+            if (tolerant.TerminalSize(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "capabilities":
-        if (!((x === null || e_TerminalCapabilities(x)))) {
-          if (tolerant.TerminalCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalCapabilities(x)))) {
+            if (tolerant.TerminalCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6069,9 +6285,13 @@ function e_UsageUpdate(v: any): boolean {
         r++;
         break;
       case "cost":
-        if (!((x === null || e_Cost(x)))) {
-          if (tolerant.Cost(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_Cost(x)))) {
+            if (tolerant.Cost(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6199,9 +6419,13 @@ function e_SubagentSessionCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "cancel":
-        if (!((x === null || e_SessionCancelCapabilities(x)))) {
-          if (tolerant.SessionCancelCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SessionCancelCapabilities(x)))) {
+            if (tolerant.SessionCancelCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6256,15 +6480,23 @@ function e_SubagentUpdate(v: any): boolean {
         }
         break;
       case "capabilities":
-        if (!((x === null || e_SubagentSessionCapabilities(x)))) {
-          if (tolerant.SubagentSessionCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_SubagentSessionCapabilities(x)))) {
+            if (tolerant.SubagentSessionCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "state":
-        if (!((x === null || e_StateUpdate(x)))) {
-          if (tolerant.StateUpdate(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_StateUpdate(x)))) {
+            if (tolerant.StateUpdate(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "cwd":
@@ -6496,9 +6728,13 @@ function e_InitializeRequest(v: any): boolean {
         r++;
         break;
       case "capabilities":
-        if (!(e_ClientCapabilities(x))) {
-          if (tolerant.ClientCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!(e_ClientCapabilities(x))) {
+            if (tolerant.ClientCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6520,15 +6756,23 @@ function e_ClientCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "auth":
-        if (!((x === null || e_ClientAuthCapabilities(x)))) {
-          if (tolerant.ClientAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ClientAuthCapabilities(x)))) {
+            if (tolerant.ClientAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "elicitation":
-        if (!((x === null || e_ElicitationCapabilities(x)))) {
-          if (tolerant.ElicitationCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationCapabilities(x)))) {
+            if (tolerant.ElicitationCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6550,9 +6794,13 @@ function e_ClientAuthCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "terminal":
-        if (!((x === null || e_TerminalAuthCapabilities(x)))) {
-          if (tolerant.TerminalAuthCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_TerminalAuthCapabilities(x)))) {
+            if (tolerant.TerminalAuthCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
@@ -6592,15 +6840,23 @@ function e_ElicitationCapabilities(v: any): boolean {
     const x: any = v[k];
     switch (k) {
       case "form":
-        if (!((x === null || e_ElicitationFormCapabilities(x)))) {
-          if (tolerant.ElicitationFormCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationFormCapabilities(x)))) {
+            if (tolerant.ElicitationFormCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "url":
-        if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
-          if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
-          rt.noteUnknown(v, k);
+        {
+          const made = rt.notesMade();
+          if (!((x === null || e_ElicitationUrlCapabilities(x)))) {
+            if (tolerant.ElicitationUrlCapabilities(x).ok) return false;
+            rt.forgetNotesSince(made);
+            rt.noteUnknown(v, k);
+          }
         }
         break;
       case "_meta":
