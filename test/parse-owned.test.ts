@@ -198,7 +198,8 @@ describe("parseOwned: review cases (custom variants with a mixin, frozen input, 
   it("a part that cannot lose its key (frozen or sealed) leaves the whole input as it was, though other keys were deletable", () => {
     const parseUpdate = parserOf("v2/unstable", "UpdateSessionNotification");
     const ownedUpdate = ownedParserOf("v2/unstable", "UpdateSessionNotification");
-    for (const [what, seal] of [["frozen", Object.freeze], ["sealed", Object.seal]] as const) {
+    const seals: [string, (o: object) => void][] = [["frozen", (o) => Object.freeze(o)], ["sealed", (o) => Object.seal(o)]];
+    for (const [what, seal] of seals) {
       // `kind: 5` is dropped by parse (S23), `zz` too (S29): the location's key cannot go, so neither may `kind`
       const text = '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","kind":5,"locations":[{"path":"/a","zz":1}]}}';
       const input = JSON.parse(text) as { update: { locations: object[] } };

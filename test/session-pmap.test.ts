@@ -10,6 +10,8 @@
  * deletes in between are drawn so that every way through it is taken.
  */
 import fc from "fast-check";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { PersistentMap } from "../generated/src/runtime/pmap.js";
 
@@ -97,4 +99,27 @@ describe("PersistentMap", () => {
       { numRuns: 60 },
     );
   });
+});
+
+describe("PersistentMap lets go of replaced values", () => {
+  // The edits in front of the trie keep the values they replaced reachable until they go in: at most 8 edits later.
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const collected = async (ref: WeakRef<object>): Promise<boolean> => {
+    await new Promise((resolve) => setTimeout(resolve, 0)); // a WeakRef keeps its target alive until the job that made it ends
+    gc();
+    return ref.deref() === undefined;
+  };
+
+  for (const [what, key] of [["by a run of one key", () => "a"], ["by edits of other keys", (i: number) => `k${i}`]] as const) {
+    it(`a value in the trie replaced, then 8 more edits ${what}: collected`, async () => {
+      let map = PersistentMap.empty<object>().with("a", { big: "x".repeat(1 << 20) });
+      const ref = new WeakRef(map.peek("a")!);
+      for (let i = 0; i < 8; i++) map = map.with(`f${i}`, {}); // the edits go into the trie, "a" with them
+      map = map.with("a", { small: true });
+      for (let i = 0; i < 8; i++) map = map.with(key(i), { i });
+      expect(await collected(ref)).toBe(true);
+      expect(map.has("a")).toBe(true);
+    });
+  }
 });

@@ -317,7 +317,7 @@ function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code
     return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${own(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
   }
   if (route.op === "append" && route.entity !== undefined && !route.bytes && route.patches === undefined) {
-    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${own(u, route.key)}, ${patchFor(semantics, names, route.entity)}, ${route.into}, ${own(u, route.item)}, owned)`;
+    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${own(u, route.key)}, ${route.into}, ${own(u, route.item)}, owned)`;
   }
   return undefined;
 }

@@ -70,9 +70,11 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
  * in front of its trie, newest first, and go into the trie together once
  * there are `EDITS` of them. A stream updates the same few entities in a row
  * (a message and its chunks), and a trie insert copies the root (up to 33
- * slots) and a leaf per version kept: an edit is one small object instead,
- * and a run of updates to one key keeps only its latest value (the head edit
- * is replaced, not stacked). A key new to the map gets its insertion number
+ * slots) and a leaf per version kept: an edit is one small object instead.
+ * Trade-off: a value that a newer edit replaced (in the trie, or an older
+ * edit) stays reachable from the map until the edits go in, so a version
+ * keeps at most `EDITS - 1` values it no longer has, for at most `EDITS - 1`
+ * more edits of that map. A key new to the map gets its insertion number
  * when it goes into the trie (keys new to it numbered in the order they came).
  */
 class Edit<V> {
@@ -148,12 +150,11 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /**
    * A map with `key` set to `value`; an existing key keeps its position. The
-   * edit goes in front of the trie (replacing the head edit when it is for
-   * the same key); every `EDITS` edits, they all go into the trie.
+   * edit goes in front of the trie; every `EDITS` edits (of any keys, so that
+   * the values they replaced are let go), they all go into the trie.
    */
   with(key: string, value: V): PersistentMap<V> {
     const head = this.#edits;
-    if (head !== undefined && head.key === key) return new PersistentMap(this.#root, this.#size, new Edit(key, value, head.next));
     let count = 1;
     let known = false;
     for (let edit = head; edit !== undefined; edit = edit.next, count++) known ||= edit.key === key;

@@ -4,7 +4,7 @@
 import { appendBase64 } from "./base64.js";
 import { copyJson, isObject, put } from "./decode.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
-import { adopt, adoptBy, NOTHING, share, type JsonObject } from "./patch.js";
+import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
 
@@ -219,20 +219,20 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  * `reduce` for a chunk appending to an entity already stored (S10, S11),
  * called by the generated reducer with the fields it read from the update:
  * `item` (copied unless `owned`) appended to the entity's `into` list. The
- * new entity is the stored one copied by its patch function (an empty patch
- * keeps every field), so it is as compact as the patch function's results,
- * which a spread's copy is not (README.md, "Benchmark: the reducer"). A
+ * new entity is a spread of the stored one, as on the general path: an entity
+ * adopted from a caller's state or `sessionStateFromJSON` keeps its keys as
+ * they are (a copy by the patch function would drop unknown ones). A
  * first sight (which creates the entity by the route, S4; also a `null`
  * entity), a state still to be adopted, or an id that is not a string, goes
  * the general way.
  */
-export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], into: string, item: unknown, owned: boolean): S {
+export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
   const map = fastPathMap(state as State, slot, id);
   const old = map?.peek(id as string) as JsonObject | null | undefined;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
   if (old === undefined || old === null) return reduce(table, state, update, owned);
   const current = old[into];
-  const entity = patch(old, NOTHING) as JsonObject;
+  const entity = { ...old };
   // S34: `into` is a list field named by the reviewed overlay (never a prototype key), not a wire key.
   entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
   return storeEntity(table, state as State, slot, id as string, entity, false) as S;

@@ -212,7 +212,7 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
     case "compaction_update":
       return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
     case "compaction_summary_chunk":
-      return appendItem(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, "summary", u.content, owned);
+      return appendItem(TABLE, state, u, "compactions", u.compactionId, "summary", u.content, owned);
     default:
       return reduce(TABLE, state, update, owned);
   }

@@ -221,13 +221,13 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
     case "compaction_update":
       return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
     case "compaction_summary_chunk":
-      return appendItem(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, "summary", u.content, owned);
+      return appendItem(TABLE, state, u, "compactions", u.compactionId, "summary", u.content, owned);
     case "subagent_update":
       return upsertEntity(TABLE, state, u, "subagents", u.sessionId, apply.SubagentUpdate, owned);
     case "session_message":
       return upsertEntity(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, owned);
     case "session_message_chunk":
-      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, "content", u.content, owned);
     default:
       return reduce(TABLE, state, update, owned);
   }

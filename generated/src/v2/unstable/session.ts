@@ -196,19 +196,19 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
   const u = update as unknown as rt.JsonObject;
   switch (typeof update === "object" && update !== null ? u.sessionUpdate : undefined) {
     case "user_message_chunk":
-      return appendItem(TABLE, state, u, "userMessages", u.messageId, apply.UserMessage, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "userMessages", u.messageId, "content", u.content, owned);
     case "user_message":
       return upsertEntity(TABLE, state, u, "userMessages", u.messageId, apply.UserMessage, owned);
     case "agent_message_chunk":
-      return appendItem(TABLE, state, u, "agentMessages", u.messageId, apply.AgentMessage, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "agentMessages", u.messageId, "content", u.content, owned);
     case "agent_message":
       return upsertEntity(TABLE, state, u, "agentMessages", u.messageId, apply.AgentMessage, owned);
     case "agent_thought_chunk":
-      return appendItem(TABLE, state, u, "agentThoughts", u.messageId, apply.AgentThought, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "agentThoughts", u.messageId, "content", u.content, owned);
     case "agent_thought":
       return upsertEntity(TABLE, state, u, "agentThoughts", u.messageId, apply.AgentThought, owned);
     case "tool_call_content_chunk":
-      return appendItem(TABLE, state, u, "toolCalls", u.toolCallId, apply.ToolCallUpdate, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "toolCalls", u.toolCallId, "content", u.content, owned);
     case "tool_call_update":
       return upsertEntity(TABLE, state, u, "toolCalls", u.toolCallId, apply.ToolCallUpdate, owned);
     case "terminal_update":
@@ -216,13 +216,13 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
     case "compaction_update":
       return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
     case "compaction_summary_chunk":
-      return appendItem(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, "summary", u.content, owned);
+      return appendItem(TABLE, state, u, "compactions", u.compactionId, "summary", u.content, owned);
     case "subagent_update":
       return upsertEntity(TABLE, state, u, "subagents", u.sessionId, apply.SubagentUpdate, owned);
     case "session_message":
       return upsertEntity(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, owned);
     case "session_message_chunk":
-      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, "content", u.content, owned);
+      return appendItem(TABLE, state, u, "sessionMessages", u.messageId, "content", u.content, owned);
     default:
       return reduce(TABLE, state, update, owned);
   }
