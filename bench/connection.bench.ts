@@ -43,6 +43,7 @@ import {
 } from "../generated/src/v2/unstable/index.js";
 import { oursAgent, sdkAgent } from "./connection/agents.js";
 import { numberArg } from "./corpus.js";
+import { median, quantile } from "./harness.js";
 import { LINE_FOLDERS, updateLines } from "./connection/bytes-to-state.js";
 import { benchUpdates, type BenchUpdate } from "./connection/workload.js";
 
@@ -156,12 +157,6 @@ async function measure<C>(clients: readonly C[], work: (c: C) => Promise<void> |
   return times;
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  return sorted[low]! + (sorted[Math.ceil(at)]! - sorted[low]!) * (at - low);
-}
-
 function fmt(value: number, digits = 0): string {
   return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
@@ -179,7 +174,7 @@ function table(title: string, unit: string, baselineName: string, perSample: num
   console.log(`| transport | connection | ${unit}/s (median) | spread (p10–p90) | ÷ ${baselineName} |`);
   console.log("|---|---|---:|---:|---:|");
   for (const row of rows) {
-    const medians = row.times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
+    const medians = row.times.map(median);
     row.clients.forEach((client, i) => {
       const sorted = [...row.times[i]!].sort((a, b) => a - b);
       const rate = (seconds: number): number => perSample / seconds;

@@ -34,7 +34,6 @@
  *   pass of the same row before each timed sample. Rounds interleave the two
  *   rows (alternating their order); medians and the p10-p90 spread.
  */
-import { fork } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
@@ -42,6 +41,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSdkZod, makeAjv } from "./anchors.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
+import { gc, inFreshProcess, median, quantile } from "./harness.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import {
   buildMethodTable, indexRequests, isRecord, loadSchema, routeMessage,
@@ -338,10 +338,6 @@ interface Row {
   times: number[];
 }
 
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 /**
  * Times `reps` passes after one untimed pass of the same row (which pays for the young
  * garbage the previous row left and brings the heap to this row's steady state);
@@ -381,15 +377,6 @@ function measure(names: string[], passes: Pass[], rounds: number, warmup: number
   return rows;
 }
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
-const median = (times: number[]) => quantile([...times].sort((a, b) => a - b), 0.5);
-
 // ---------------------------------------------------------------------------
 // Processes
 
@@ -420,16 +407,6 @@ async function measureRow(name: string, dir: string): Promise<Measured> {
   return { floor: floorRow!, row: row! };
 }
 
-/** Runs `--row <name>` in a fresh process with this process's flags (tsx's loader, --expose-gc), and returns its result. */
-function inFreshProcess(name: string, dir: string): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), "--row", name, "--modules", dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    let result: Measured | undefined;
-    child.on("message", (message) => (result = message as Measured));
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 && result ? resolve(result) : reject(new Error(`row "${name}": its process exited with ${code}`))));
-  });
-}
 
 // ---------------------------------------------------------------------------
 // Report
@@ -654,7 +631,7 @@ async function runTables(work: Workload, dir: string): Promise<void> {
     if (spec === TEXT_FLOOR || spec === VALUES_FLOOR) continue;
     const modules = join(dir, String(i));
     if (spec.build !== undefined) cpSync(join(dir, spec.build), modules, { recursive: true });
-    results[spec.table].push(await inFreshProcess(spec.name, modules));
+    results[spec.table].push(await inFreshProcess<Measured>(fileURLToPath(import.meta.url), ["--row", spec.name, "--modules", modules], `row "${spec.name}"`));
   }
   const values = work.routes.filter((r) => r !== undefined).length;
   console.log(header(work, rounds, warmup, results.text.length + results.values.length, loadAtStart) + "\n");

@@ -54,7 +54,6 @@
  * is reduced, so what a state keeps of its update is counted and the rest
  * of the decode is not.
  */
-import { fork } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +61,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
+import { gc, inFreshProcess, median, quantile } from "./harness.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import type { NaiveState } from "./naive-reducer.js";
 
@@ -227,10 +227,6 @@ function assertIdentical(items: readonly Item[], list: readonly Contender<any>[]
   return expected.size;
 }
 
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 /** Milliseconds per fold over `reps` folds, each of freshly decoded input (decoding not timed), after one untimed fold. */
 function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number): number {
   fold(contender, decoded(contender, items));
@@ -317,37 +313,20 @@ async function measureWorkload(workload: number, dir: string): Promise<WorkloadR
   return { updates: work.length, corpusUpdates: items.length, skipped, sessions, names: list.map((c) => c.name), times, memories };
 }
 
-/** Runs `--workload N` in a fresh process with this process's flags (tsx's loader, --expose-gc), and returns its result. */
-function inFreshProcess(workload: number, dir: string): Promise<WorkloadResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), "--workload", String(workload), "--modules", dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    let result: WorkloadResult | undefined;
-    child.on("message", (message) => (result = message as WorkloadResult));
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 && result ? resolve(result) : reject(new Error(`workload "${WORKLOADS[workload]!.name}": worker exited with ${code}`))));
-  });
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The table rows of one workload. */
 function rows(name: string, result: WorkloadResult): string[] {
-  const median = result.times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
+  const medians = result.times.map(median);
   const rate = (ms: number) => result.updates / (ms / 1000);
   const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
   return result.names.map((reducer, i) => {
     const sorted = [...result.times[i]!].sort((a, b) => a - b);
     const mem = result.memories[i];
     return (
-      `| ${name} | ${reducer} | ${fmt(rate(median[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
-      `${fmt((median[i]! * 1000) / result.updates, 2)} | ${fmt(median[0]! / median[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`
+      `| ${name} | ${reducer} | ${fmt(rate(medians[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
+      `${fmt((medians[i]! * 1000) / result.updates, 2)} | ${fmt(medians[0]! / medians[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`
     );
   });
 }
@@ -361,7 +340,7 @@ async function main(): Promise<void> {
     await compileModules(fileURLToPath(new URL("..", import.meta.url)), join(dir, "0"), ["bench/naive-reducer.ts"]);
     for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
     const results: WorkloadResult[] = [];
-    for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess(w, dir));
+    for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess<WorkloadResult>(fileURLToPath(import.meta.url), ["--workload", String(w), "--modules", dir], `workload "${WORKLOADS[w]!.name}"`));
     const [every, four] = results as [WorkloadResult, WorkloadResult];
     const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
     console.log(
