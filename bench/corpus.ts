@@ -113,6 +113,9 @@ export interface CorpusOptions {
   irregularRate?: number | undefined;
 }
 
+/** The `session/update` tags of issue 11's 4-kind stream (the reducer's profile workload), a subset of the corpus. */
+export const FOUR_KINDS: ReadonlySet<string> = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
+
 export const DEFAULT_SEED = 0xacb2;
 export const DEFAULT_SIZE = 20_000;
 export const CORPUS_PATH = fileURLToPath(new URL("./.corpus/v2-unstable.jsonl", import.meta.url));

@@ -21,9 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeHeapSnapshot } from "node:v8";
 import * as bindings from "../generated/src/v2/unstable/index.js";
-import { generateCorpus, numberArg } from "./corpus.js";
-
-const FOUR_KINDS = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
+import { FOUR_KINDS, generateCorpus, numberArg } from "./corpus.js";
 
 /** The heap snapshot format's parts this script reads. */
 interface Snapshot {

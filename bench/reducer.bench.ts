@@ -62,7 +62,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
 import { gc, inFreshProcess, median, quantile } from "./harness.js";
-import { generateCorpus, numberArg } from "./corpus.js";
+import { FOUR_KINDS, generateCorpus, numberArg } from "./corpus.js";
 import type { NaiveState } from "./naive-reducer.js";
 
 type Bindings = typeof import("../generated/src/v2/unstable/index.js");
@@ -144,9 +144,6 @@ function floor(modules: Modules): Contender<FloorState> {
     },
   };
 }
-
-/** The tags of the 4-kind stream (issue 11's profile workload). */
-const FOUR_KINDS = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
 
 /** The workloads by name, each from the corpus's items. */
 const WORKLOADS: readonly { readonly name: string; readonly items: (items: readonly Item[]) => readonly Item[] }[] = [
