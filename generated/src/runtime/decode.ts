@@ -335,10 +335,11 @@ export const UNSETTLED: unique symbol = Symbol("unsettled");
 
 /**
  * Starts an owned-tree check: forgets notes a check left behind when it threw
- * (a getter of a caller-built value), so that they never reach another value.
+ * (a getter of a caller-built value), so that they never reach another value
+ * and their slots keep nothing alive.
  */
 export function beginOwned(): void {
-  noted = 0;
+  forgetNotesSince(0);
 }
 
 /** Notes an unknown key of `value` met by an owned-tree check; `settleUnknown` deletes or forgets it. */
