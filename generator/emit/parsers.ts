@@ -81,7 +81,7 @@ class ParserWriter extends DecodeWriter {
     const decoder = `p_${def.name}`;
     if (def.node.kind === "object") {
       const fill = this.pool.define(`f_${def.name}`, block(code`function ${name(`f_${def.name}`)}${FILLER}`, this.fill(def.node)));
-      this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, [NOT_OBJECT, code`const out: any = {};`, code`return ${fill}(v, out) && out;`]));
+      this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, [NOT_OBJECT, code`const out: any = ${outLiteral([], filledFields(def.node))};`, code`return ${fill}(v, out) && out;`]));
       return;
     }
     this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, this.body(def.node)));
@@ -113,7 +113,7 @@ class ParserWriter extends DecodeWriter {
   private body(node: Node, mixin?: MixinContext): Code[] {
     switch (node.kind) {
       case "object":
-        return [NOT_OBJECT, code`const out: any = {};`, code`return ${this.pool.intern("f_", block(FILLER, this.fill(node)))}(v, out) && out;`];
+        return [NOT_OBJECT, code`const out: any = ${outLiteral([], filledFields(node))};`, code`return ${this.pool.intern("f_", block(FILLER, this.fill(node)))}(v, out) && out;`];
       case "array":
         return this.array(node, false);
       case "record": {
@@ -145,8 +145,8 @@ class ParserWriter extends DecodeWriter {
 
   /** Statements writing the object's decoded fields into `out`; `true` when the object holds. */
   private fill(node: ObjectNode): Code[] {
-    const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
-    const own = node.fields.filter((f) => f.name !== tag);
+    const tag = mixinTag(node);
+    const own = filledFields(node);
     const hasMethod = node.fields.some((f) => f.name === "method" && f.node.kind === "string");
     const statements = own.flatMap((f) => this.field(f, hasMethod));
     // S29: `additionalProperties: true` keeps unknown properties, raw.
@@ -221,7 +221,7 @@ class ParserWriter extends DecodeWriter {
     this.pool.reserve([`p_${variant.name}`]);
     return this.pool.rooted(variant.name, () => {
       const fields = variant.fields.flatMap((f) => this.field(f));
-      const statements = [code`const out: any = { ${literalKey(tag)}: ${variant.tagValue} };`];
+      const statements = [code`const out: any = ${outLiteral([[tag, code`${variant.tagValue}`]], [...variant.fields, ...this.payloadFields(variant.payload)])};`];
       if (fields.length) statements.push(code`let x: any, y: any;`, ...fields);
       statements.push(...this.payload(variant.payload));
       const fixed = `p_${variant.name}`;
@@ -229,11 +229,22 @@ class ParserWriter extends DecodeWriter {
     });
   }
 
+  /** The plain object def a variant's payload names, whose `f_X` fills the variant's `out` directly. */
+  private payloadObject(payload: Node | undefined): ObjectNode | undefined {
+    const target = payload?.kind === "ref" ? this.defs.get(payload.name)!.node : undefined;
+    return target?.kind === "object" ? target : undefined;
+  }
+
+  /** The fields a payload's `f_X` writes into the variant's `out`, in order (none for a payload merged from a decoded value). */
+  private payloadFields(payload: Node | undefined): readonly Field[] {
+    const target = this.payloadObject(payload);
+    return target ? filledFields(target) : [];
+  }
+
   /** Decodes a variant payload into `out` (a plain object def fills it directly). */
   private payload(payload: Node | undefined): Code[] {
     if (!payload) return [code`return out;`];
-    const target = payload.kind === "ref" ? this.defs.get(payload.name)!.node : undefined;
-    if (payload.kind === "ref" && target?.kind === "object") return [code`return ${name(`f_${payload.name}`)}(v, out) && out;`];
+    if (payload.kind === "ref" && this.payloadObject(payload)) return [code`return ${name(`f_${payload.name}`)}(v, out) && out;`];
     return [code`const p = ${this.decode(payload, V)};`, code`return p === undefined ? undefined : rt.merge(out, p);`];
   }
 
@@ -275,6 +286,38 @@ class ParserWriter extends DecodeWriter {
     ]);
     return [code`let y: any, best: rt.Failure;`, ...tries, code`return rt.noAlternative(best, v);`];
   }
+}
+
+/** The fields `fill` writes, in order: all but the tag of the object's tagged mixin (the mixin writes that). */
+function filledFields(node: ObjectNode): Field[] {
+  const tag = mixinTag(node);
+  return node.fields.filter((f) => f.name !== tag);
+}
+
+/** The tag of an object's tagged mixin (`properties` + a tagged `anyOf`), if it has one. */
+function mixinTag(node: ObjectNode): string | undefined {
+  return node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
+}
+
+/**
+ * The literal creating an output object: its `head` entries (a variant's tag),
+ * then a slot, `undefined` until filled, for each required field before the
+ * first optional one. V8 gives a literal room for its own keys only: a key
+ * added later lands in a separately allocated property array (a variant's
+ * `{ tag }` used to hold every field there). A required field is always
+ * written, or the object dropped, so its slot never stays `undefined` in a
+ * result, and the keys keep the order in which they were written before.
+ */
+function outLiteral(head: readonly (readonly [string, Code])[], fields: readonly Field[]): Code {
+  const keys = new Set(head.map(([key]) => key));
+  const entries = head.map(([key, value]) => code`${literalKey(key)}: ${value}`);
+  for (const f of fields) {
+    if (!f.required) break;
+    if (keys.has(f.name)) continue;
+    keys.add(f.name);
+    entries.push(code`${literalKey(f.name)}: undefined`);
+  }
+  return entries.length ? code`{ ${join(entries, code`, `)} }` : code`{}`;
 }
 
 /** The empty value of a collection (S23 required default-on-error, S25 default-on-null). */

@@ -72,7 +72,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 
 function p_AgentRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_AgentRequest(v, out) && out;
 }
 
@@ -138,7 +138,7 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 
 function p_WriteTextFileRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, path: undefined, content: undefined };
   return f_WriteTextFileRequest(v, out) && out;
 }
 
@@ -186,7 +186,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 
 function p_ReadTextFileRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, path: undefined };
   return f_ReadTextFileRequest(v, out) && out;
 }
 
@@ -238,7 +238,7 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 
 function p_RequestPermissionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, toolCall: undefined, options: undefined };
   return f_RequestPermissionRequest(v, out) && out;
 }
 
@@ -326,7 +326,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 
 function p_ToolCallUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
@@ -343,17 +343,17 @@ function p_ToolCallStatus(v: any): any {
 }
 
 function p_ToolCallContentContent(v: any): any {
-  const out: any = { type: "content" };
+  const out: any = { type: "content", content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_ToolCallContentDiff(v: any): any {
-  const out: any = { type: "diff" };
+  const out: any = { type: "diff", path: undefined };
   return f_Diff(v, out) && out;
 }
 
 function p_ToolCallContentTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -721,7 +721,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 
 function p_BlobResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { blob: undefined };
   return f_BlobResourceContents(v, out) && out;
 }
 
@@ -774,7 +774,7 @@ function f_Content(v: any, out: any): true | undefined {
 
 function p_Content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_Content(v, out) && out;
 }
 
@@ -811,7 +811,7 @@ function f_Diff(v: any, out: any): true | undefined {
 
 function p_Diff(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_Diff(v, out) && out;
 }
 
@@ -839,7 +839,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 
 function p_Terminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -868,7 +868,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 
 function p_ToolCallLocation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_ToolCallLocation(v, out) && out;
 }
 
@@ -908,7 +908,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 
 function p_PermissionOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined, name: undefined, kind: undefined };
   return f_PermissionOption(v, out) && out;
 }
 
@@ -996,7 +996,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 
 function p_CreateTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, command: undefined };
   return f_CreateTerminalRequest(v, out) && out;
 }
 
@@ -1028,7 +1028,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 
 function p_EnvVariable(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_EnvVariable(v, out) && out;
 }
 
@@ -1060,7 +1060,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 
 function p_TerminalOutputRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_TerminalOutputRequest(v, out) && out;
 }
 
@@ -1092,7 +1092,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 
 function p_ReleaseTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_ReleaseTerminalRequest(v, out) && out;
 }
 
@@ -1124,7 +1124,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 
 function p_WaitForTerminalExitRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
 
@@ -1156,17 +1156,17 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 
 function p_KillTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_KillTerminalRequest(v, out) && out;
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
-  const out: any = { mode: "form" };
+  const out: any = { mode: "form", requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_CreateElicitationRequestUrl(v: any): any {
-  const out: any = { mode: "url" };
+  const out: any = { mode: "url", elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1228,7 +1228,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 
 function p_CreateElicitationRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { message: undefined };
   return f_CreateElicitationRequest(v, out) && out;
 }
 
@@ -1252,7 +1252,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 
 function p_ElicitationSessionScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ElicitationSessionScope(v, out) && out;
 }
 
@@ -1271,7 +1271,7 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 
 function p_ElicitationRequestScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_ElicitationRequestScope(v, out) && out;
 }
 
@@ -1426,7 +1426,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
 
 function p_EnumOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { const: undefined, title: undefined };
   return f_EnumOption(v, out) && out;
 }
 
@@ -1627,7 +1627,7 @@ function p_BooleanPropertySchema(v: any): any {
 }
 
 function p_MultiSelectItemsString(v: any): any {
-  const out: any = { type: "string" };
+  const out: any = { type: "string", enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1670,7 +1670,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_StringMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1694,7 +1694,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_TitledMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { anyOf: undefined };
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
@@ -1779,7 +1779,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 
 function p_ElicitationFormMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
@@ -1813,7 +1813,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 
 function p_ElicitationUrlMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1875,7 +1875,7 @@ function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined
 
 function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
@@ -1902,7 +1902,7 @@ function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined 
 
 function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, error: undefined };
   return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
@@ -1964,7 +1964,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 
 function p_InitializeResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined };
   return f_InitializeResponse(v, out) && out;
 }
 
@@ -2229,7 +2229,7 @@ function p_LogoutCapabilities(v: any): any {
 }
 
 function p_AuthMethodTerminalVariant(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", id: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2309,7 +2309,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 
 function p_AuthMethodTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2346,7 +2346,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 
 function p_AuthMethodAgent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2383,7 +2383,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 
 function p_Implementation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined };
   return f_Implementation(v, out) && out;
 }
 
@@ -2461,7 +2461,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 
 function p_NewSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_NewSessionResponse(v, out) && out;
 }
 
@@ -2505,7 +2505,7 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 
 function p_SessionModeState(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentModeId: undefined, availableModes: undefined };
   return f_SessionModeState(v, out) && out;
 }
 
@@ -2546,17 +2546,17 @@ function f_SessionMode(v: any, out: any): true | undefined {
 
 function p_SessionMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_SessionMode(v, out) && out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
-  const out: any = { type: "select" };
+  const out: any = { type: "select", currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
 function p_SessionConfigOptionBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -2618,7 +2618,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_SessionConfigOption(v, out) && out;
 }
 
@@ -2702,7 +2702,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined, name: undefined };
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
@@ -2754,7 +2754,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectGroup(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { group: undefined, name: undefined, options: undefined };
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
@@ -2785,7 +2785,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelect(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
@@ -2804,7 +2804,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 
 function p_SessionConfigBoolean(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -2871,7 +2871,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 
 function p_ListSessionsResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessions: undefined };
   return f_ListSessionsResponse(v, out) && out;
 }
 
@@ -2918,7 +2918,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 
 function p_SessionInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_SessionInfo(v, out) && out;
 }
 
@@ -3016,7 +3016,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
 
@@ -3040,7 +3040,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 
 function p_PromptResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { stopReason: undefined };
   return f_PromptResponse(v, out) && out;
 }
 
@@ -3080,7 +3080,7 @@ function f_Error(v: any, out: any): true | undefined {
 
 function p_Error(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_Error(v, out) && out;
 }
 
@@ -3120,7 +3120,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 
 function p_AgentNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_AgentNotification(v, out) && out;
 }
 
@@ -3152,52 +3152,52 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 
 function p_SessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, update: undefined };
   return f_SessionNotification(v, out) && out;
 }
 
 function p_SessionUpdateUserMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "user_message_chunk" };
+  const out: any = { sessionUpdate: "user_message_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_message_chunk" };
+  const out: any = { sessionUpdate: "agent_message_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentThoughtChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought_chunk" };
+  const out: any = { sessionUpdate: "agent_thought_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateToolCall(v: any): any {
-  const out: any = { sessionUpdate: "tool_call" };
+  const out: any = { sessionUpdate: "tool_call", toolCallId: undefined, title: undefined };
   return f_ToolCall(v, out) && out;
 }
 
 function p_SessionUpdateToolCallUpdate(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_update" };
+  const out: any = { sessionUpdate: "tool_call_update", toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_SessionUpdatePlan(v: any): any {
-  const out: any = { sessionUpdate: "plan" };
+  const out: any = { sessionUpdate: "plan", entries: undefined };
   return f_Plan(v, out) && out;
 }
 
 function p_SessionUpdateAvailableCommandsUpdate(v: any): any {
-  const out: any = { sessionUpdate: "available_commands_update" };
+  const out: any = { sessionUpdate: "available_commands_update", availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCurrentModeUpdate(v: any): any {
-  const out: any = { sessionUpdate: "current_mode_update" };
+  const out: any = { sessionUpdate: "current_mode_update", currentModeId: undefined };
   return f_CurrentModeUpdate(v, out) && out;
 }
 
 function p_SessionUpdateConfigOptionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "config_option_update" };
+  const out: any = { sessionUpdate: "config_option_update", configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -3207,22 +3207,22 @@ function p_SessionUpdateSessionInfoUpdate(v: any): any {
 }
 
 function p_SessionUpdateUsageUpdate(v: any): any {
-  const out: any = { sessionUpdate: "usage_update" };
+  const out: any = { sessionUpdate: "usage_update", used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_SessionUpdateNotice(v: any): any {
-  const out: any = { sessionUpdate: "notice" };
+  const out: any = { sessionUpdate: "notice", severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
 function p_SessionUpdateCompactionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "compaction_update" };
+  const out: any = { sessionUpdate: "compaction_update", compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCompactionSummaryChunk(v: any): any {
-  const out: any = { sessionUpdate: "compaction_summary_chunk" };
+  const out: any = { sessionUpdate: "compaction_summary_chunk", compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -3308,7 +3308,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 
 function p_ContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
@@ -3375,7 +3375,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 
 function p_ToolCall(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined, title: undefined };
   return f_ToolCall(v, out) && out;
 }
 
@@ -3415,7 +3415,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 
 function p_PlanEntry(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined, priority: undefined, status: undefined };
   return f_PlanEntry(v, out) && out;
 }
 
@@ -3459,7 +3459,7 @@ function f_Plan(v: any, out: any): true | undefined {
 
 function p_Plan(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { entries: undefined };
   return f_Plan(v, out) && out;
 }
 
@@ -3496,7 +3496,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 
 function p_AvailableCommand(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, description: undefined };
   return f_AvailableCommand(v, out) && out;
 }
 
@@ -3528,7 +3528,7 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 
 function p_UnstructuredCommandInput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { hint: undefined };
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
@@ -3564,7 +3564,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 
 function p_AvailableCommandsUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
@@ -3588,7 +3588,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 
 function p_CurrentModeUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentModeId: undefined };
   return f_CurrentModeUpdate(v, out) && out;
 }
 
@@ -3612,7 +3612,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 
 function p_ConfigOptionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -3670,7 +3670,7 @@ function f_Cost(v: any, out: any): true | undefined {
 
 function p_Cost(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { amount: undefined, currency: undefined };
   return f_Cost(v, out) && out;
 }
 
@@ -3707,7 +3707,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 
 function p_UsageUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
@@ -3748,7 +3748,7 @@ function f_Notice(v: any, out: any): true | undefined {
 
 function p_Notice(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
@@ -3810,7 +3810,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 
 function p_CompactionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
@@ -3842,7 +3842,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 
 function p_CompactionSummaryChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -3866,7 +3866,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 
 function p_CompleteElicitationNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined };
   return f_CompleteElicitationNotification(v, out) && out;
 }
 
@@ -3934,7 +3934,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 
 function p_ClientRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ClientRequest(v, out) && out;
 }
 
@@ -3968,7 +3968,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 
 function p_InitializeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined };
   return f_InitializeRequest(v, out) && out;
 }
 
@@ -4230,7 +4230,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 
 function p_AuthenticateRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined };
   return f_AuthenticateRequest(v, out) && out;
 }
 
@@ -4296,17 +4296,17 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 
 function p_NewSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cwd: undefined };
   return f_NewSessionRequest(v, out) && out;
 }
 
 function p_McpServerHttpVariant(v: any): any {
-  const out: any = { type: "http" };
+  const out: any = { type: "http", name: undefined, url: undefined, headers: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
 function p_McpServerSseVariant(v: any): any {
-  const out: any = { type: "sse" };
+  const out: any = { type: "sse", name: undefined, url: undefined, headers: undefined };
   return f_McpServerSse(v, out) && out;
 }
 
@@ -4356,7 +4356,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 
 function p_HttpHeader(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_HttpHeader(v, out) && out;
 }
 
@@ -4408,7 +4408,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 
 function p_McpServerHttp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined, headers: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
@@ -4448,7 +4448,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 
 function p_McpServerSse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined, headers: undefined };
   return f_McpServerSse(v, out) && out;
 }
 
@@ -4496,7 +4496,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 
 function p_McpServerStdio(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, command: undefined, args: undefined, env: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -4542,7 +4542,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 
 function p_LoadSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { mcpServers: undefined, cwd: undefined };
   return f_LoadSessionRequest(v, out) && out;
 }
 
@@ -4594,7 +4594,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 
 function p_DeleteSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_DeleteSessionRequest(v, out) && out;
 }
 
@@ -4638,7 +4638,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 
 function p_ResumeSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ResumeSessionRequest(v, out) && out;
 }
 
@@ -4662,7 +4662,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 
 function p_CloseSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CloseSessionRequest(v, out) && out;
 }
 
@@ -4694,12 +4694,12 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionModeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, modeId: undefined };
   return f_SetSessionModeRequest(v, out) && out;
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -4727,7 +4727,7 @@ function f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValu
 
 function p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined };
   return f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v, out) && out;
 }
 
@@ -4777,7 +4777,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, configId: undefined };
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
@@ -4821,7 +4821,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 
 function p_PromptRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, prompt: undefined };
   return f_PromptRequest(v, out) && out;
 }
 
@@ -4873,7 +4873,7 @@ function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefin
 
 function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
@@ -4924,7 +4924,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 
 function p_ReadTextFileResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_ReadTextFileResponse(v, out) && out;
 }
 
@@ -4948,7 +4948,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 
 function p_RequestPermissionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { outcome: undefined };
   return f_RequestPermissionResponse(v, out) && out;
 }
 
@@ -4958,7 +4958,7 @@ function p_RequestPermissionOutcomeCancelled(v: any): any {
 }
 
 function p_RequestPermissionOutcomeSelected(v: any): any {
-  const out: any = { outcome: "selected" };
+  const out: any = { outcome: "selected", optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -4999,7 +4999,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 
 function p_SelectedPermissionOutcome(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -5023,7 +5023,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 
 function p_CreateTerminalResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_CreateTerminalResponse(v, out) && out;
 }
 
@@ -5060,7 +5060,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 
 function p_TerminalOutputResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { output: undefined, truncated: undefined };
   return f_TerminalOutputResponse(v, out) && out;
 }
 
@@ -5287,7 +5287,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 
 function p_ClientNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ClientNotification(v, out) && out;
 }
 
@@ -5311,7 +5311,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 
 function p_CancelNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CancelNotification(v, out) && out;
 }
 
@@ -5335,7 +5335,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 
 function p_CancelRequestNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_CancelRequestNotification(v, out) && out;
 }
 

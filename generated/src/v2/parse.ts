@@ -58,7 +58,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 
 function p_AgentRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_AgentRequest(v, out) && out;
 }
 
@@ -144,7 +144,7 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 
 function p_RequestPermissionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, title: undefined };
   return f_RequestPermissionRequest(v, out) && out;
 }
 
@@ -153,12 +153,12 @@ function p_SessionId(v: any): any {
 }
 
 function p_RequestPermissionSubjectToolCall(v: any): any {
-  const out: any = { type: "tool_call" };
+  const out: any = { type: "tool_call", toolCall: undefined };
   return f_ToolCallPermissionSubject(v, out) && out;
 }
 
 function p_RequestPermissionSubjectCommand(v: any): any {
-  const out: any = { type: "command" };
+  const out: any = { type: "command", command: undefined, cwd: undefined };
   return f_CommandPermissionSubject(v, out) && out;
 }
 
@@ -272,7 +272,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 
 function p_ToolCallUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
@@ -289,17 +289,17 @@ function p_ToolCallStatus(v: any): any {
 }
 
 function p_ToolCallContentContent(v: any): any {
-  const out: any = { type: "content" };
+  const out: any = { type: "content", content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_ToolCallContentDiff(v: any): any {
-  const out: any = { type: "diff" };
+  const out: any = { type: "diff", changes: undefined };
   return f_Diff(v, out) && out;
 }
 
 function p_ToolCallContentTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -328,27 +328,27 @@ function p_ToolCallContent(v: any): any {
 }
 
 function p_ContentBlockText(v: any): any {
-  const out: any = { type: "text" };
+  const out: any = { type: "text", text: undefined };
   return f_TextContent(v, out) && out;
 }
 
 function p_ContentBlockImage(v: any): any {
-  const out: any = { type: "image" };
+  const out: any = { type: "image", data: undefined, mimeType: undefined };
   return f_ImageContent(v, out) && out;
 }
 
 function p_ContentBlockAudio(v: any): any {
-  const out: any = { type: "audio" };
+  const out: any = { type: "audio", data: undefined, mimeType: undefined };
   return f_AudioContent(v, out) && out;
 }
 
 function p_ContentBlockResourceLink(v: any): any {
-  const out: any = { type: "resource_link" };
+  const out: any = { type: "resource_link", name: undefined, uri: undefined };
   return f_ResourceLink(v, out) && out;
 }
 
 function p_ContentBlockResource(v: any): any {
-  const out: any = { type: "resource" };
+  const out: any = { type: "resource", resource: undefined };
   return f_EmbeddedResource(v, out) && out;
 }
 
@@ -454,7 +454,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 
 function p_TextContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { text: undefined };
   return f_TextContent(v, out) && out;
 }
 
@@ -500,7 +500,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 
 function p_ImageContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined, mimeType: undefined };
   return f_ImageContent(v, out) && out;
 }
 
@@ -537,7 +537,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 
 function p_AudioContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined, mimeType: undefined };
   return f_AudioContent(v, out) && out;
 }
 
@@ -588,7 +588,7 @@ function f_Icon(v: any, out: any): true | undefined {
 
 function p_Icon(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { src: undefined };
   return f_Icon(v, out) && out;
 }
 
@@ -666,7 +666,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 
 function p_ResourceLink(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, uri: undefined };
   return f_ResourceLink(v, out) && out;
 }
 
@@ -714,7 +714,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 
 function p_TextResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { text: undefined, uri: undefined };
   return f_TextResourceContents(v, out) && out;
 }
 
@@ -751,7 +751,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 
 function p_BlobResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { blob: undefined, uri: undefined };
   return f_BlobResourceContents(v, out) && out;
 }
 
@@ -780,7 +780,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 
 function p_EmbeddedResource(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { resource: undefined };
   return f_EmbeddedResource(v, out) && out;
 }
 
@@ -804,32 +804,32 @@ function f_Content(v: any, out: any): true | undefined {
 
 function p_Content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_DiffChangeAdd(v: any): any {
-  const out: any = { operation: "add" };
+  const out: any = { operation: "add", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeDelete(v: any): any {
-  const out: any = { operation: "delete" };
+  const out: any = { operation: "delete", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeModify(v: any): any {
-  const out: any = { operation: "modify" };
+  const out: any = { operation: "modify", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeMove(v: any): any {
-  const out: any = { operation: "move" };
+  const out: any = { operation: "move", oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
 function p_DiffChangeCopy(v: any): any {
-  const out: any = { operation: "copy" };
+  const out: any = { operation: "copy", oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
@@ -917,7 +917,7 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
 
 function p_DiffPathChange(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
@@ -944,7 +944,7 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
 
 function p_DiffPathPairChange(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
@@ -976,7 +976,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
 
 function p_DiffPatch(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { format: undefined, text: undefined };
   return f_DiffPatch(v, out) && out;
 }
 
@@ -1021,7 +1021,7 @@ function f_Diff(v: any, out: any): true | undefined {
 
 function p_Diff(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { changes: undefined };
   return f_Diff(v, out) && out;
 }
 
@@ -1049,7 +1049,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 
 function p_Terminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -1078,7 +1078,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 
 function p_ToolCallLocation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_ToolCallLocation(v, out) && out;
 }
 
@@ -1139,7 +1139,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
 
 function p_ToolCallPermissionSubject(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCall: undefined };
   return f_ToolCallPermissionSubject(v, out) && out;
 }
 
@@ -1181,7 +1181,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
 
 function p_CommandPermissionSubject(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { command: undefined, cwd: undefined };
   return f_CommandPermissionSubject(v, out) && out;
 }
 
@@ -1221,7 +1221,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 
 function p_PermissionOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined, name: undefined, kind: undefined };
   return f_PermissionOption(v, out) && out;
 }
 
@@ -1234,12 +1234,12 @@ function p_PermissionOptionKind(v: any): any {
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
-  const out: any = { mode: "form" };
+  const out: any = { mode: "form", requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_CreateElicitationRequestUrl(v: any): any {
-  const out: any = { mode: "url" };
+  const out: any = { mode: "url", elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1301,7 +1301,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 
 function p_CreateElicitationRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { message: undefined };
   return f_CreateElicitationRequest(v, out) && out;
 }
 
@@ -1325,7 +1325,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 
 function p_ElicitationSessionScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ElicitationSessionScope(v, out) && out;
 }
 
@@ -1344,7 +1344,7 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 
 function p_ElicitationRequestScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_ElicitationRequestScope(v, out) && out;
 }
 
@@ -1416,7 +1416,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 
 function p_ElicitationSchema(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { type: undefined };
   return f_ElicitationSchema(v, out) && out;
 }
 
@@ -1516,7 +1516,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
 
 function p_EnumOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { const: undefined, title: undefined };
   return f_EnumOption(v, out) && out;
 }
 
@@ -1717,7 +1717,7 @@ function p_BooleanPropertySchema(v: any): any {
 }
 
 function p_MultiSelectItemsString(v: any): any {
-  const out: any = { type: "string" };
+  const out: any = { type: "string", enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1760,7 +1760,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_StringMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1784,7 +1784,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_TitledMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { anyOf: undefined };
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
@@ -1857,7 +1857,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 
 function p_ElicitationFormMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
@@ -1891,7 +1891,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 
 function p_ElicitationUrlMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1953,7 +1953,7 @@ function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined
 
 function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
@@ -1991,7 +1991,7 @@ function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined 
 
 function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, error: undefined };
   return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
@@ -2056,7 +2056,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 
 function p_InitializeResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined, info: undefined };
   return f_InitializeResponse(v, out) && out;
 }
 
@@ -2097,7 +2097,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 
 function p_Implementation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined };
   return f_Implementation(v, out) && out;
 }
 
@@ -2349,12 +2349,12 @@ function p_AgentAuthCapabilities(v: any): any {
 }
 
 function p_AuthMethodTerminalVariant(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", methodId: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
 function p_AuthMethodAgentVariant(v: any): any {
-  const out: any = { type: "agent" };
+  const out: any = { type: "agent", methodId: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2418,7 +2418,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 
 function p_EnvVariable(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_EnvVariable(v, out) && out;
 }
 
@@ -2479,7 +2479,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 
 function p_AuthMethodTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2516,7 +2516,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 
 function p_AuthMethodAgent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2606,17 +2606,17 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 
 function p_NewSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
-  const out: any = { type: "select" };
+  const out: any = { type: "select", currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
 function p_SessionConfigOptionBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -2684,7 +2684,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configId: undefined, name: undefined };
   return f_SessionConfigOption(v, out) && out;
 }
 
@@ -2768,7 +2768,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined, name: undefined };
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
@@ -2820,7 +2820,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectGroup(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { groupId: undefined, name: undefined, options: undefined };
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
@@ -2851,7 +2851,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelect(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
@@ -2870,12 +2870,12 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 
 function p_SessionConfigBoolean(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
 function p_AvailableCommandCommand(v: any): any {
-  const out: any = { type: "command" };
+  const out: any = { type: "command", name: undefined, description: undefined };
   return f_Command(v, out) && out;
 }
 
@@ -2905,7 +2905,7 @@ function p_AvailableCommand(v: any): any {
 }
 
 function p_AvailableCommandInputText(v: any): any {
-  const out: any = { type: "text" };
+  const out: any = { type: "text", hint: undefined };
   return f_TextCommandInput(v, out) && out;
 }
 
@@ -2947,7 +2947,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
 
 function p_TextCommandInput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { hint: undefined };
   return f_TextCommandInput(v, out) && out;
 }
 
@@ -2984,7 +2984,7 @@ function f_Command(v: any, out: any): true | undefined {
 
 function p_Command(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, description: undefined };
   return f_Command(v, out) && out;
 }
 
@@ -3026,7 +3026,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 
 function p_ListSessionsResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessions: undefined };
   return f_ListSessionsResponse(v, out) && out;
 }
 
@@ -3086,7 +3086,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 
 function p_SessionInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_SessionInfo(v, out) && out;
 }
 
@@ -3204,7 +3204,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
 
@@ -3228,7 +3228,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 
 function p_PromptResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_PromptResponse(v, out) && out;
 }
 
@@ -3268,7 +3268,7 @@ function f_Error(v: any, out: any): true | undefined {
 
 function p_Error(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_Error(v, out) && out;
 }
 
@@ -3330,7 +3330,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
 
 function p_UnsupportedProtocolVersionErrorData(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requested: undefined, supported: undefined };
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
 }
 
@@ -3354,7 +3354,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
 
 function p_SessionNotFoundErrorData(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
@@ -3390,7 +3390,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 
 function p_AgentNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_AgentNotification(v, out) && out;
 }
 
@@ -3422,37 +3422,37 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
 
 function p_UpdateSessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, update: undefined };
   return f_UpdateSessionNotification(v, out) && out;
 }
 
 function p_SessionUpdateUserMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "user_message_chunk" };
+  const out: any = { sessionUpdate: "user_message_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateUserMessage(v: any): any {
-  const out: any = { sessionUpdate: "user_message" };
+  const out: any = { sessionUpdate: "user_message", messageId: undefined };
   return f_UserMessage(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_message_chunk" };
+  const out: any = { sessionUpdate: "agent_message_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessage(v: any): any {
-  const out: any = { sessionUpdate: "agent_message" };
+  const out: any = { sessionUpdate: "agent_message", messageId: undefined };
   return f_AgentMessage(v, out) && out;
 }
 
 function p_SessionUpdateAgentThoughtChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought_chunk" };
+  const out: any = { sessionUpdate: "agent_thought_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentThought(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought" };
+  const out: any = { sessionUpdate: "agent_thought", messageId: undefined };
   return f_AgentThought(v, out) && out;
 }
 
@@ -3463,37 +3463,37 @@ function p_SessionUpdateStateUpdate(v: any): any {
 }
 
 function p_SessionUpdateToolCallContentChunk(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_content_chunk" };
+  const out: any = { sessionUpdate: "tool_call_content_chunk", toolCallId: undefined, content: undefined };
   return f_ToolCallContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateToolCallUpdate(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_update" };
+  const out: any = { sessionUpdate: "tool_call_update", toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_SessionUpdateTerminalUpdate(v: any): any {
-  const out: any = { sessionUpdate: "terminal_update" };
+  const out: any = { sessionUpdate: "terminal_update", terminalId: undefined };
   return f_TerminalUpdate(v, out) && out;
 }
 
 function p_SessionUpdateTerminalOutputChunk(v: any): any {
-  const out: any = { sessionUpdate: "terminal_output_chunk" };
+  const out: any = { sessionUpdate: "terminal_output_chunk", terminalId: undefined, data: undefined };
   return f_TerminalOutputChunk(v, out) && out;
 }
 
 function p_SessionUpdatePlanUpdate(v: any): any {
-  const out: any = { sessionUpdate: "plan_update" };
+  const out: any = { sessionUpdate: "plan_update", plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
 function p_SessionUpdateAvailableCommandsUpdate(v: any): any {
-  const out: any = { sessionUpdate: "available_commands_update" };
+  const out: any = { sessionUpdate: "available_commands_update", availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
 function p_SessionUpdateConfigOptionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "config_option_update" };
+  const out: any = { sessionUpdate: "config_option_update", configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -3503,22 +3503,22 @@ function p_SessionUpdateSessionInfoUpdate(v: any): any {
 }
 
 function p_SessionUpdateUsageUpdate(v: any): any {
-  const out: any = { sessionUpdate: "usage_update" };
+  const out: any = { sessionUpdate: "usage_update", used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_SessionUpdateNotice(v: any): any {
-  const out: any = { sessionUpdate: "notice" };
+  const out: any = { sessionUpdate: "notice", severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
 function p_SessionUpdateCompactionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "compaction_update" };
+  const out: any = { sessionUpdate: "compaction_update", compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCompactionSummaryChunk(v: any): any {
-  const out: any = { sessionUpdate: "compaction_summary_chunk" };
+  const out: any = { sessionUpdate: "compaction_summary_chunk", compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -3622,7 +3622,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 
 function p_ContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
@@ -3663,7 +3663,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
 
 function p_UserMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_UserMessage(v, out) && out;
 }
 
@@ -3692,7 +3692,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
 
 function p_AgentMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_AgentMessage(v, out) && out;
 }
 
@@ -3721,17 +3721,17 @@ function f_AgentThought(v: any, out: any): true | undefined {
 
 function p_AgentThought(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_AgentThought(v, out) && out;
 }
 
 function p_BackgroundWorkTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_BackgroundTerminal(v, out) && out;
 }
 
 function p_BackgroundWorkToolCall(v: any): any {
-  const out: any = { type: "tool_call" };
+  const out: any = { type: "tool_call", toolCallId: undefined };
   return f_BackgroundToolCall(v, out) && out;
 }
 
@@ -3776,7 +3776,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
 
 function p_BackgroundTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_BackgroundTerminal(v, out) && out;
 }
 
@@ -3800,7 +3800,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
 
 function p_BackgroundToolCall(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_BackgroundToolCall(v, out) && out;
 }
 
@@ -4031,7 +4031,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
 
 function p_ToolCallContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined, content: undefined };
   return f_ToolCallContentChunk(v, out) && out;
 }
 
@@ -4055,7 +4055,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
 
 function p_TerminalOutput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined };
   return f_TerminalOutput(v, out) && out;
 }
 
@@ -4113,7 +4113,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
 
 function p_TerminalSize(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cols: undefined, rows: undefined };
   return f_TerminalSize(v, out) && out;
 }
 
@@ -4204,7 +4204,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
 
 function p_TerminalUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_TerminalUpdate(v, out) && out;
 }
 
@@ -4236,12 +4236,12 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
 
 function p_TerminalOutputChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined, data: undefined };
   return f_TerminalOutputChunk(v, out) && out;
 }
 
 function p_PlanUpdateContentItems(v: any): any {
-  const out: any = { type: "items" };
+  const out: any = { type: "items", planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
@@ -4307,7 +4307,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 
 function p_PlanEntry(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined, priority: undefined, status: undefined };
   return f_PlanEntry(v, out) && out;
 }
 
@@ -4359,7 +4359,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 
 function p_PlanItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
@@ -4383,7 +4383,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 
 function p_PlanUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
@@ -4407,7 +4407,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 
 function p_AvailableCommandsUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
@@ -4431,7 +4431,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 
 function p_ConfigOptionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -4489,7 +4489,7 @@ function f_Cost(v: any, out: any): true | undefined {
 
 function p_Cost(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { amount: undefined, currency: undefined };
   return f_Cost(v, out) && out;
 }
 
@@ -4526,7 +4526,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 
 function p_UsageUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
@@ -4567,7 +4567,7 @@ function f_Notice(v: any, out: any): true | undefined {
 
 function p_Notice(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
@@ -4617,7 +4617,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 
 function p_CompactionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
@@ -4649,7 +4649,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 
 function p_CompactionSummaryChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -4673,7 +4673,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 
 function p_CompleteElicitationNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined };
   return f_CompleteElicitationNotification(v, out) && out;
 }
 
@@ -4741,7 +4741,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 
 function p_ClientRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ClientRequest(v, out) && out;
 }
 
@@ -4778,7 +4778,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 
 function p_InitializeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined, info: undefined };
   return f_InitializeRequest(v, out) && out;
 }
 
@@ -4923,7 +4923,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
 
 function p_LoginAuthRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined };
   return f_LoginAuthRequest(v, out) && out;
 }
 
@@ -4987,17 +4987,17 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 
 function p_NewSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cwd: undefined };
   return f_NewSessionRequest(v, out) && out;
 }
 
 function p_McpServerHttpVariant(v: any): any {
-  const out: any = { type: "http" };
+  const out: any = { type: "http", name: undefined, url: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
 function p_McpServerStdioVariant(v: any): any {
-  const out: any = { type: "stdio" };
+  const out: any = { type: "stdio", name: undefined, command: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -5050,7 +5050,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 
 function p_HttpHeader(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_HttpHeader(v, out) && out;
 }
 
@@ -5100,7 +5100,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 
 function p_McpServerHttp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
@@ -5144,7 +5144,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 
 function p_McpServerStdio(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, command: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -5196,7 +5196,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 
 function p_DeleteSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_DeleteSessionRequest(v, out) && out;
 }
 
@@ -5246,7 +5246,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 
 function p_ResumeSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ResumeSessionRequest(v, out) && out;
 }
 
@@ -5309,7 +5309,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 
 function p_CloseSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CloseSessionRequest(v, out) && out;
 }
 
@@ -5341,7 +5341,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
 
 function p_CancelToolCallRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, toolCallId: undefined };
   return f_CancelToolCallRequest(v, out) && out;
 }
 
@@ -5373,12 +5373,12 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
 
 function p_CancelTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_CancelTerminalRequest(v, out) && out;
 }
 
 function p_SetSessionConfigOptionRequestId(v: any): any {
-  const out: any = { type: "id" };
+  const out: any = { type: "id", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -5392,7 +5392,7 @@ function p_SetSessionConfigOptionRequestId(v: any): any {
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -5463,7 +5463,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, configId: undefined };
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
@@ -5507,7 +5507,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 
 function p_PromptRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, prompt: undefined };
   return f_PromptRequest(v, out) && out;
 }
 
@@ -5545,7 +5545,7 @@ function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefin
 
 function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
@@ -5580,7 +5580,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 
 function p_RequestPermissionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { outcome: undefined };
   return f_RequestPermissionResponse(v, out) && out;
 }
 
@@ -5590,7 +5590,7 @@ function p_RequestPermissionOutcomeCancelled(v: any): any {
 }
 
 function p_RequestPermissionOutcomeSelected(v: any): any {
-  const out: any = { outcome: "selected" };
+  const out: any = { outcome: "selected", optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -5651,7 +5651,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 
 function p_SelectedPermissionOutcome(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -5797,7 +5797,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 
 function p_ClientNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ClientNotification(v, out) && out;
 }
 
@@ -5821,7 +5821,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
 
 function p_CancelSessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CancelSessionNotification(v, out) && out;
 }
 
@@ -5845,7 +5845,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 
 function p_CancelRequestNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_CancelRequestNotification(v, out) && out;
 }
 

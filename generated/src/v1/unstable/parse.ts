@@ -74,7 +74,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 
 function p_AgentRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_AgentRequest(v, out) && out;
 }
 
@@ -140,7 +140,7 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 
 function p_WriteTextFileRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, path: undefined, content: undefined };
   return f_WriteTextFileRequest(v, out) && out;
 }
 
@@ -188,7 +188,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 
 function p_ReadTextFileRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, path: undefined };
   return f_ReadTextFileRequest(v, out) && out;
 }
 
@@ -240,7 +240,7 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 
 function p_RequestPermissionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, toolCall: undefined, options: undefined };
   return f_RequestPermissionRequest(v, out) && out;
 }
 
@@ -328,7 +328,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 
 function p_ToolCallUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
@@ -345,17 +345,17 @@ function p_ToolCallStatus(v: any): any {
 }
 
 function p_ToolCallContentContent(v: any): any {
-  const out: any = { type: "content" };
+  const out: any = { type: "content", content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_ToolCallContentDiff(v: any): any {
-  const out: any = { type: "diff" };
+  const out: any = { type: "diff", path: undefined };
   return f_Diff(v, out) && out;
 }
 
 function p_ToolCallContentTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -723,7 +723,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 
 function p_BlobResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { blob: undefined };
   return f_BlobResourceContents(v, out) && out;
 }
 
@@ -776,7 +776,7 @@ function f_Content(v: any, out: any): true | undefined {
 
 function p_Content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_Content(v, out) && out;
 }
 
@@ -813,7 +813,7 @@ function f_Diff(v: any, out: any): true | undefined {
 
 function p_Diff(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_Diff(v, out) && out;
 }
 
@@ -841,7 +841,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 
 function p_Terminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -870,7 +870,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 
 function p_ToolCallLocation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_ToolCallLocation(v, out) && out;
 }
 
@@ -910,7 +910,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 
 function p_PermissionOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined, name: undefined, kind: undefined };
   return f_PermissionOption(v, out) && out;
 }
 
@@ -998,7 +998,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 
 function p_CreateTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, command: undefined };
   return f_CreateTerminalRequest(v, out) && out;
 }
 
@@ -1030,7 +1030,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 
 function p_EnvVariable(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_EnvVariable(v, out) && out;
 }
 
@@ -1062,7 +1062,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 
 function p_TerminalOutputRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_TerminalOutputRequest(v, out) && out;
 }
 
@@ -1094,7 +1094,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 
 function p_ReleaseTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_ReleaseTerminalRequest(v, out) && out;
 }
 
@@ -1126,7 +1126,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 
 function p_WaitForTerminalExitRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
 
@@ -1158,17 +1158,17 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 
 function p_KillTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_KillTerminalRequest(v, out) && out;
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
-  const out: any = { mode: "form" };
+  const out: any = { mode: "form", requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_CreateElicitationRequestUrl(v: any): any {
-  const out: any = { mode: "url" };
+  const out: any = { mode: "url", elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1230,7 +1230,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 
 function p_CreateElicitationRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { message: undefined };
   return f_CreateElicitationRequest(v, out) && out;
 }
 
@@ -1254,7 +1254,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 
 function p_ElicitationSessionScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ElicitationSessionScope(v, out) && out;
 }
 
@@ -1273,7 +1273,7 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 
 function p_ElicitationRequestScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_ElicitationRequestScope(v, out) && out;
 }
 
@@ -1428,7 +1428,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
 
 function p_EnumOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { const: undefined, title: undefined };
   return f_EnumOption(v, out) && out;
 }
 
@@ -1629,7 +1629,7 @@ function p_BooleanPropertySchema(v: any): any {
 }
 
 function p_MultiSelectItemsString(v: any): any {
-  const out: any = { type: "string" };
+  const out: any = { type: "string", enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1672,7 +1672,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_StringMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1696,7 +1696,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_TitledMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { anyOf: undefined };
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
@@ -1781,7 +1781,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 
 function p_ElicitationFormMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
@@ -1815,7 +1815,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 
 function p_ElicitationUrlMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1861,7 +1861,7 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 
 function p_MessageMcpRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { serverId: undefined, requestId: undefined, method: undefined };
   return f_MessageMcpRequest(v, out) && out;
 }
 
@@ -1949,7 +1949,7 @@ function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined
 
 function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
@@ -1976,7 +1976,7 @@ function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined 
 
 function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, error: undefined };
   return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
@@ -2038,7 +2038,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 
 function p_InitializeResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined };
   return f_InitializeResponse(v, out) && out;
 }
 
@@ -2497,7 +2497,7 @@ function p_ProvidersCapabilities(v: any): any {
 }
 
 function p_AuthMethodTerminalVariant(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", id: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2577,7 +2577,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 
 function p_AuthMethodTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2614,7 +2614,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 
 function p_AuthMethodAgent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2651,7 +2651,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 
 function p_Implementation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined };
   return f_Implementation(v, out) && out;
 }
 
@@ -2703,7 +2703,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 
 function p_ListProvidersResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providers: undefined };
   return f_ListProvidersResponse(v, out) && out;
 }
 
@@ -2761,7 +2761,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 
 function p_ProviderInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined, supported: undefined, required: undefined };
   return f_ProviderInfo(v, out) && out;
 }
 
@@ -2801,7 +2801,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 
 function p_ProviderCurrentConfig(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { apiType: undefined, baseUrl: undefined };
   return f_ProviderCurrentConfig(v, out) && out;
 }
 
@@ -2890,7 +2890,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 
 function p_AuthStatusResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { state: undefined };
   return f_AuthStatusResponse(v, out) && out;
 }
 
@@ -2938,7 +2938,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 
 function p_AuthAccount(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { label: undefined };
   return f_AuthAccount(v, out) && out;
 }
 
@@ -2984,7 +2984,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 
 function p_NewSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_NewSessionResponse(v, out) && out;
 }
 
@@ -3028,7 +3028,7 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 
 function p_SessionModeState(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentModeId: undefined, availableModes: undefined };
   return f_SessionModeState(v, out) && out;
 }
 
@@ -3069,17 +3069,17 @@ function f_SessionMode(v: any, out: any): true | undefined {
 
 function p_SessionMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_SessionMode(v, out) && out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
-  const out: any = { type: "select" };
+  const out: any = { type: "select", currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
 function p_SessionConfigOptionBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -3141,7 +3141,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, name: undefined };
   return f_SessionConfigOption(v, out) && out;
 }
 
@@ -3225,7 +3225,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined, name: undefined };
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
@@ -3277,7 +3277,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectGroup(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { group: undefined, name: undefined, options: undefined };
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
@@ -3308,7 +3308,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelect(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
@@ -3327,7 +3327,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 
 function p_SessionConfigBoolean(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -3394,7 +3394,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 
 function p_ListSessionsResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessions: undefined };
   return f_ListSessionsResponse(v, out) && out;
 }
 
@@ -3446,7 +3446,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 
 function p_SessionInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_SessionInfo(v, out) && out;
 }
 
@@ -3496,7 +3496,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 
 function p_ForkSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ForkSessionResponse(v, out) && out;
 }
 
@@ -3552,7 +3552,7 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 
 function p_SessionStatusResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { status: undefined };
   return f_SessionStatusResponse(v, out) && out;
 }
 
@@ -3580,7 +3580,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionTitleResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { title: undefined };
   return f_SetSessionTitleResponse(v, out) && out;
 }
 
@@ -3662,7 +3662,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
 
@@ -3691,7 +3691,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 
 function p_PromptResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { stopReason: undefined };
   return f_PromptResponse(v, out) && out;
 }
 
@@ -3750,7 +3750,7 @@ function f_Usage(v: any, out: any): true | undefined {
 
 function p_Usage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { totalTokens: undefined, inputTokens: undefined, outputTokens: undefined };
   return f_Usage(v, out) && out;
 }
 
@@ -3786,7 +3786,7 @@ function f_Error(v: any, out: any): true | undefined {
 
 function p_Error(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_Error(v, out) && out;
 }
 
@@ -3828,7 +3828,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 
 function p_AgentNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_AgentNotification(v, out) && out;
 }
 
@@ -3860,62 +3860,62 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 
 function p_SessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, update: undefined };
   return f_SessionNotification(v, out) && out;
 }
 
 function p_SessionUpdateUserMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "user_message_chunk" };
+  const out: any = { sessionUpdate: "user_message_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_message_chunk" };
+  const out: any = { sessionUpdate: "agent_message_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentThoughtChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought_chunk" };
+  const out: any = { sessionUpdate: "agent_thought_chunk", content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateToolCall(v: any): any {
-  const out: any = { sessionUpdate: "tool_call" };
+  const out: any = { sessionUpdate: "tool_call", toolCallId: undefined, title: undefined };
   return f_ToolCall(v, out) && out;
 }
 
 function p_SessionUpdateToolCallUpdate(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_update" };
+  const out: any = { sessionUpdate: "tool_call_update", toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_SessionUpdatePlan(v: any): any {
-  const out: any = { sessionUpdate: "plan" };
+  const out: any = { sessionUpdate: "plan", entries: undefined };
   return f_Plan(v, out) && out;
 }
 
 function p_SessionUpdatePlanUpdate(v: any): any {
-  const out: any = { sessionUpdate: "plan_update" };
+  const out: any = { sessionUpdate: "plan_update", plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
 function p_SessionUpdatePlanRemoved(v: any): any {
-  const out: any = { sessionUpdate: "plan_removed" };
+  const out: any = { sessionUpdate: "plan_removed", planId: undefined };
   return f_PlanRemoved(v, out) && out;
 }
 
 function p_SessionUpdateAvailableCommandsUpdate(v: any): any {
-  const out: any = { sessionUpdate: "available_commands_update" };
+  const out: any = { sessionUpdate: "available_commands_update", availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCurrentModeUpdate(v: any): any {
-  const out: any = { sessionUpdate: "current_mode_update" };
+  const out: any = { sessionUpdate: "current_mode_update", currentModeId: undefined };
   return f_CurrentModeUpdate(v, out) && out;
 }
 
 function p_SessionUpdateConfigOptionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "config_option_update" };
+  const out: any = { sessionUpdate: "config_option_update", configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -3925,37 +3925,37 @@ function p_SessionUpdateSessionInfoUpdate(v: any): any {
 }
 
 function p_SessionUpdateUsageUpdate(v: any): any {
-  const out: any = { sessionUpdate: "usage_update" };
+  const out: any = { sessionUpdate: "usage_update", used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_SessionUpdateNotice(v: any): any {
-  const out: any = { sessionUpdate: "notice" };
+  const out: any = { sessionUpdate: "notice", severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
 function p_SessionUpdateCompactionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "compaction_update" };
+  const out: any = { sessionUpdate: "compaction_update", compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCompactionSummaryChunk(v: any): any {
-  const out: any = { sessionUpdate: "compaction_summary_chunk" };
+  const out: any = { sessionUpdate: "compaction_summary_chunk", compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
 function p_SessionUpdateSubagentUpdate(v: any): any {
-  const out: any = { sessionUpdate: "subagent_update" };
+  const out: any = { sessionUpdate: "subagent_update", sessionId: undefined };
   return f_SubagentUpdate(v, out) && out;
 }
 
 function p_SessionUpdateSessionMessage(v: any): any {
-  const out: any = { sessionUpdate: "session_message" };
+  const out: any = { sessionUpdate: "session_message", messageId: undefined };
   return f_SessionMessage(v, out) && out;
 }
 
 function p_SessionUpdateSessionMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "session_message_chunk" };
+  const out: any = { sessionUpdate: "session_message_chunk", messageId: undefined, content: undefined };
   return f_SessionMessageChunk(v, out) && out;
 }
 
@@ -4056,7 +4056,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 
 function p_ContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
@@ -4123,7 +4123,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 
 function p_ToolCall(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined, title: undefined };
   return f_ToolCall(v, out) && out;
 }
 
@@ -4163,7 +4163,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 
 function p_PlanEntry(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined, priority: undefined, status: undefined };
   return f_PlanEntry(v, out) && out;
 }
 
@@ -4207,22 +4207,22 @@ function f_Plan(v: any, out: any): true | undefined {
 
 function p_Plan(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { entries: undefined };
   return f_Plan(v, out) && out;
 }
 
 function p_PlanUpdateContentItems(v: any): any {
-  const out: any = { type: "items" };
+  const out: any = { type: "items", planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
 function p_PlanUpdateContentFile(v: any): any {
-  const out: any = { type: "file" };
+  const out: any = { type: "file", planId: undefined, uri: undefined };
   return f_PlanFile(v, out) && out;
 }
 
 function p_PlanUpdateContentMarkdown(v: any): any {
-  const out: any = { type: "markdown" };
+  const out: any = { type: "markdown", planId: undefined, content: undefined };
   return f_PlanMarkdown(v, out) && out;
 }
 
@@ -4278,7 +4278,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 
 function p_PlanItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
@@ -4310,7 +4310,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 
 function p_PlanFile(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, uri: undefined };
   return f_PlanFile(v, out) && out;
 }
 
@@ -4342,7 +4342,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 
 function p_PlanMarkdown(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, content: undefined };
   return f_PlanMarkdown(v, out) && out;
 }
 
@@ -4366,7 +4366,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 
 function p_PlanUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
@@ -4390,7 +4390,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 
 function p_PlanRemoved(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined };
   return f_PlanRemoved(v, out) && out;
 }
 
@@ -4427,7 +4427,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 
 function p_AvailableCommand(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, description: undefined };
   return f_AvailableCommand(v, out) && out;
 }
 
@@ -4459,7 +4459,7 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 
 function p_UnstructuredCommandInput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { hint: undefined };
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
@@ -4495,7 +4495,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 
 function p_AvailableCommandsUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
@@ -4519,7 +4519,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 
 function p_CurrentModeUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentModeId: undefined };
   return f_CurrentModeUpdate(v, out) && out;
 }
 
@@ -4543,7 +4543,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 
 function p_ConfigOptionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -4601,7 +4601,7 @@ function f_Cost(v: any, out: any): true | undefined {
 
 function p_Cost(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { amount: undefined, currency: undefined };
   return f_Cost(v, out) && out;
 }
 
@@ -4638,7 +4638,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 
 function p_UsageUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
@@ -4679,7 +4679,7 @@ function f_Notice(v: any, out: any): true | undefined {
 
 function p_Notice(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
@@ -4741,7 +4741,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 
 function p_CompactionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
@@ -4773,7 +4773,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 
 function p_CompactionSummaryChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -5067,7 +5067,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 
 function p_SubagentUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SubagentUpdate(v, out) && out;
 }
 
@@ -5116,7 +5116,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 
 function p_SessionMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_SessionMessage(v, out) && out;
 }
 
@@ -5148,7 +5148,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 
 function p_SessionMessageChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined, content: undefined };
   return f_SessionMessageChunk(v, out) && out;
 }
 
@@ -5172,7 +5172,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 
 function p_CompleteElicitationNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined };
   return f_CompleteElicitationNotification(v, out) && out;
 }
 
@@ -5201,7 +5201,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 
 function p_AuthStatusUpdateNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { state: undefined };
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
 
@@ -5287,7 +5287,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 
 function p_ClientRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ClientRequest(v, out) && out;
 }
 
@@ -5321,7 +5321,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 
 function p_InitializeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined };
   return f_InitializeRequest(v, out) && out;
 }
 
@@ -5625,7 +5625,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 
 function p_AuthenticateRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined };
   return f_AuthenticateRequest(v, out) && out;
 }
 
@@ -5687,7 +5687,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 
 function p_SetProviderRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined, apiType: undefined, baseUrl: undefined };
   return f_SetProviderRequest(v, out) && out;
 }
 
@@ -5711,7 +5711,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 
 function p_DisableProviderRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined };
   return f_DisableProviderRequest(v, out) && out;
 }
 
@@ -5799,22 +5799,22 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 
 function p_NewSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cwd: undefined };
   return f_NewSessionRequest(v, out) && out;
 }
 
 function p_McpServerHttpVariant(v: any): any {
-  const out: any = { type: "http" };
+  const out: any = { type: "http", name: undefined, url: undefined, headers: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
 function p_McpServerSseVariant(v: any): any {
-  const out: any = { type: "sse" };
+  const out: any = { type: "sse", name: undefined, url: undefined, headers: undefined };
   return f_McpServerSse(v, out) && out;
 }
 
 function p_McpServerAcpVariant(v: any): any {
-  const out: any = { type: "acp" };
+  const out: any = { type: "acp", name: undefined, serverId: undefined };
   return f_McpServerAcp(v, out) && out;
 }
 
@@ -5867,7 +5867,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 
 function p_HttpHeader(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_HttpHeader(v, out) && out;
 }
 
@@ -5919,7 +5919,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 
 function p_McpServerHttp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined, headers: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
@@ -5959,7 +5959,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 
 function p_McpServerSse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined, headers: undefined };
   return f_McpServerSse(v, out) && out;
 }
 
@@ -5991,7 +5991,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 
 function p_McpServerAcp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, serverId: undefined };
   return f_McpServerAcp(v, out) && out;
 }
 
@@ -6039,7 +6039,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 
 function p_McpServerStdio(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, command: undefined, args: undefined, env: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -6083,7 +6083,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 
 function p_SystemPrompt(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { mode: undefined, content: undefined };
   return f_SystemPrompt(v, out) && out;
 }
 
@@ -6139,7 +6139,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 
 function p_LoadSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { mcpServers: undefined, cwd: undefined };
   return f_LoadSessionRequest(v, out) && out;
 }
 
@@ -6201,7 +6201,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 
 function p_DeleteSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_DeleteSessionRequest(v, out) && out;
 }
 
@@ -6251,7 +6251,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 
 function p_ForkSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ForkSessionRequest(v, out) && out;
 }
 
@@ -6275,7 +6275,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 
 function p_ArchiveSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ArchiveSessionRequest(v, out) && out;
 }
 
@@ -6299,7 +6299,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 
 function p_UnarchiveSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_UnarchiveSessionRequest(v, out) && out;
 }
 
@@ -6323,7 +6323,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 
 function p_SessionStatusRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SessionStatusRequest(v, out) && out;
 }
 
@@ -6355,7 +6355,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionTitleRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, title: undefined };
   return f_SetSessionTitleRequest(v, out) && out;
 }
 
@@ -6405,7 +6405,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 
 function p_ResumeSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ResumeSessionRequest(v, out) && out;
 }
 
@@ -6429,7 +6429,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 
 function p_CloseSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CloseSessionRequest(v, out) && out;
 }
 
@@ -6461,12 +6461,12 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionModeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, modeId: undefined };
   return f_SetSessionModeRequest(v, out) && out;
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -6494,7 +6494,7 @@ function f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValu
 
 function p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined };
   return f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v, out) && out;
 }
 
@@ -6544,7 +6544,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, configId: undefined };
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
@@ -6576,7 +6576,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 
 function p_PromptRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, prompt: undefined };
   return f_PromptRequest(v, out) && out;
 }
 
@@ -6630,7 +6630,7 @@ function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefin
 
 function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
@@ -6681,7 +6681,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 
 function p_ReadTextFileResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_ReadTextFileResponse(v, out) && out;
 }
 
@@ -6705,7 +6705,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 
 function p_RequestPermissionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { outcome: undefined };
   return f_RequestPermissionResponse(v, out) && out;
 }
 
@@ -6715,7 +6715,7 @@ function p_RequestPermissionOutcomeCancelled(v: any): any {
 }
 
 function p_RequestPermissionOutcomeSelected(v: any): any {
-  const out: any = { outcome: "selected" };
+  const out: any = { outcome: "selected", optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -6756,7 +6756,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 
 function p_SelectedPermissionOutcome(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -6780,7 +6780,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 
 function p_CreateTerminalResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_CreateTerminalResponse(v, out) && out;
 }
 
@@ -6817,7 +6817,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 
 function p_TerminalOutputResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { output: undefined, truncated: undefined };
   return f_TerminalOutputResponse(v, out) && out;
 }
 
@@ -7034,7 +7034,7 @@ function f_MessageMcpResponse_MessageMcpResponseResult(v: any, out: any): true |
 
 function p_MessageMcpResponse_MessageMcpResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { result: undefined };
   return f_MessageMcpResponse_MessageMcpResponseResult(v, out) && out;
 }
 
@@ -7058,7 +7058,7 @@ function f_MessageMcpResponse_MessageMcpResponseError(v: any, out: any): true | 
 
 function p_MessageMcpResponse_MessageMcpResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { error: undefined };
   return f_MessageMcpResponse_MessageMcpResponseError(v, out) && out;
 }
 
@@ -7105,7 +7105,7 @@ function f_McpError(v: any, out: any): true | undefined {
 
 function p_McpError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_McpError(v, out) && out;
 }
 
@@ -7141,7 +7141,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 
 function p_ClientNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ClientNotification(v, out) && out;
 }
 
@@ -7165,7 +7165,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 
 function p_CancelNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CancelNotification(v, out) && out;
 }
 
@@ -7211,7 +7211,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 
 function p_MessageMcpNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { serverId: undefined, requestId: undefined, method: undefined };
   return f_MessageMcpNotification(v, out) && out;
 }
 
@@ -7235,7 +7235,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 
 function p_CancelRequestNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_CancelRequestNotification(v, out) && out;
 }
 
@@ -7279,7 +7279,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
 
 function p_ProxyRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ProxyRequest(v, out) && out;
 }
 
@@ -7313,7 +7313,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 
 function p_ProxySuccessorRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
@@ -7351,7 +7351,7 @@ function f_ProxyResponse_ProxyResponseResult(v: any, out: any): true | undefined
 
 function p_ProxyResponse_ProxyResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ProxyResponse_ProxyResponseResult(v, out) && out;
 }
 
@@ -7404,7 +7404,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
 
 function p_ProxyNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxyNotification(v, out) && out;
 }
 
@@ -7434,7 +7434,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 
 function p_ProxySuccessorNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxySuccessorNotification(v, out) && out;
 }
 

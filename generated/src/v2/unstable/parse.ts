@@ -60,7 +60,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 
 function p_AgentRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_AgentRequest(v, out) && out;
 }
 
@@ -146,7 +146,7 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 
 function p_RequestPermissionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, title: undefined };
   return f_RequestPermissionRequest(v, out) && out;
 }
 
@@ -155,12 +155,12 @@ function p_SessionId(v: any): any {
 }
 
 function p_RequestPermissionSubjectToolCall(v: any): any {
-  const out: any = { type: "tool_call" };
+  const out: any = { type: "tool_call", toolCall: undefined };
   return f_ToolCallPermissionSubject(v, out) && out;
 }
 
 function p_RequestPermissionSubjectCommand(v: any): any {
-  const out: any = { type: "command" };
+  const out: any = { type: "command", command: undefined, cwd: undefined };
   return f_CommandPermissionSubject(v, out) && out;
 }
 
@@ -274,7 +274,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 
 function p_ToolCallUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
@@ -291,17 +291,17 @@ function p_ToolCallStatus(v: any): any {
 }
 
 function p_ToolCallContentContent(v: any): any {
-  const out: any = { type: "content" };
+  const out: any = { type: "content", content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_ToolCallContentDiff(v: any): any {
-  const out: any = { type: "diff" };
+  const out: any = { type: "diff", changes: undefined };
   return f_Diff(v, out) && out;
 }
 
 function p_ToolCallContentTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -330,27 +330,27 @@ function p_ToolCallContent(v: any): any {
 }
 
 function p_ContentBlockText(v: any): any {
-  const out: any = { type: "text" };
+  const out: any = { type: "text", text: undefined };
   return f_TextContent(v, out) && out;
 }
 
 function p_ContentBlockImage(v: any): any {
-  const out: any = { type: "image" };
+  const out: any = { type: "image", data: undefined, mimeType: undefined };
   return f_ImageContent(v, out) && out;
 }
 
 function p_ContentBlockAudio(v: any): any {
-  const out: any = { type: "audio" };
+  const out: any = { type: "audio", data: undefined, mimeType: undefined };
   return f_AudioContent(v, out) && out;
 }
 
 function p_ContentBlockResourceLink(v: any): any {
-  const out: any = { type: "resource_link" };
+  const out: any = { type: "resource_link", name: undefined, uri: undefined };
   return f_ResourceLink(v, out) && out;
 }
 
 function p_ContentBlockResource(v: any): any {
-  const out: any = { type: "resource" };
+  const out: any = { type: "resource", resource: undefined };
   return f_EmbeddedResource(v, out) && out;
 }
 
@@ -456,7 +456,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 
 function p_TextContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { text: undefined };
   return f_TextContent(v, out) && out;
 }
 
@@ -502,7 +502,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 
 function p_ImageContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined, mimeType: undefined };
   return f_ImageContent(v, out) && out;
 }
 
@@ -539,7 +539,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 
 function p_AudioContent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined, mimeType: undefined };
   return f_AudioContent(v, out) && out;
 }
 
@@ -590,7 +590,7 @@ function f_Icon(v: any, out: any): true | undefined {
 
 function p_Icon(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { src: undefined };
   return f_Icon(v, out) && out;
 }
 
@@ -668,7 +668,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 
 function p_ResourceLink(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, uri: undefined };
   return f_ResourceLink(v, out) && out;
 }
 
@@ -716,7 +716,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 
 function p_TextResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { text: undefined, uri: undefined };
   return f_TextResourceContents(v, out) && out;
 }
 
@@ -753,7 +753,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 
 function p_BlobResourceContents(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { blob: undefined, uri: undefined };
   return f_BlobResourceContents(v, out) && out;
 }
 
@@ -782,7 +782,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 
 function p_EmbeddedResource(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { resource: undefined };
   return f_EmbeddedResource(v, out) && out;
 }
 
@@ -806,32 +806,32 @@ function f_Content(v: any, out: any): true | undefined {
 
 function p_Content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined };
   return f_Content(v, out) && out;
 }
 
 function p_DiffChangeAdd(v: any): any {
-  const out: any = { operation: "add" };
+  const out: any = { operation: "add", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeDelete(v: any): any {
-  const out: any = { operation: "delete" };
+  const out: any = { operation: "delete", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeModify(v: any): any {
-  const out: any = { operation: "modify" };
+  const out: any = { operation: "modify", path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
 function p_DiffChangeMove(v: any): any {
-  const out: any = { operation: "move" };
+  const out: any = { operation: "move", oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
 function p_DiffChangeCopy(v: any): any {
-  const out: any = { operation: "copy" };
+  const out: any = { operation: "copy", oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
@@ -919,7 +919,7 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
 
 function p_DiffPathChange(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_DiffPathChange(v, out) && out;
 }
 
@@ -946,7 +946,7 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
 
 function p_DiffPathPairChange(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { oldPath: undefined, path: undefined };
   return f_DiffPathPairChange(v, out) && out;
 }
 
@@ -978,7 +978,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
 
 function p_DiffPatch(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { format: undefined, text: undefined };
   return f_DiffPatch(v, out) && out;
 }
 
@@ -1023,7 +1023,7 @@ function f_Diff(v: any, out: any): true | undefined {
 
 function p_Diff(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { changes: undefined };
   return f_Diff(v, out) && out;
 }
 
@@ -1051,7 +1051,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 
 function p_Terminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_Terminal(v, out) && out;
 }
 
@@ -1080,7 +1080,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 
 function p_ToolCallLocation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { path: undefined };
   return f_ToolCallLocation(v, out) && out;
 }
 
@@ -1141,7 +1141,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
 
 function p_ToolCallPermissionSubject(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCall: undefined };
   return f_ToolCallPermissionSubject(v, out) && out;
 }
 
@@ -1183,7 +1183,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
 
 function p_CommandPermissionSubject(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { command: undefined, cwd: undefined };
   return f_CommandPermissionSubject(v, out) && out;
 }
 
@@ -1223,7 +1223,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 
 function p_PermissionOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined, name: undefined, kind: undefined };
   return f_PermissionOption(v, out) && out;
 }
 
@@ -1236,12 +1236,12 @@ function p_PermissionOptionKind(v: any): any {
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
-  const out: any = { mode: "form" };
+  const out: any = { mode: "form", requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_CreateElicitationRequestUrl(v: any): any {
-  const out: any = { mode: "url" };
+  const out: any = { mode: "url", elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1303,7 +1303,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 
 function p_CreateElicitationRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { message: undefined };
   return f_CreateElicitationRequest(v, out) && out;
 }
 
@@ -1327,7 +1327,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 
 function p_ElicitationSessionScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ElicitationSessionScope(v, out) && out;
 }
 
@@ -1346,7 +1346,7 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 
 function p_ElicitationRequestScope(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_ElicitationRequestScope(v, out) && out;
 }
 
@@ -1418,7 +1418,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 
 function p_ElicitationSchema(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { type: undefined };
   return f_ElicitationSchema(v, out) && out;
 }
 
@@ -1518,7 +1518,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
 
 function p_EnumOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { const: undefined, title: undefined };
   return f_EnumOption(v, out) && out;
 }
 
@@ -1719,7 +1719,7 @@ function p_BooleanPropertySchema(v: any): any {
 }
 
 function p_MultiSelectItemsString(v: any): any {
-  const out: any = { type: "string" };
+  const out: any = { type: "string", enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1762,7 +1762,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_StringMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { enum: undefined };
   return f_StringMultiSelectItems(v, out) && out;
 }
 
@@ -1786,7 +1786,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 
 function p_TitledMultiSelectItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { anyOf: undefined };
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
@@ -1859,7 +1859,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 
 function p_ElicitationFormMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestedSchema: undefined };
   return f_ElicitationFormMode(v, out) && out;
 }
 
@@ -1893,7 +1893,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 
 function p_ElicitationUrlMode(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined, url: undefined };
   return f_ElicitationUrlMode(v, out) && out;
 }
 
@@ -1939,7 +1939,7 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 
 function p_MessageMcpRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { serverId: undefined, requestId: undefined, method: undefined };
   return f_MessageMcpRequest(v, out) && out;
 }
 
@@ -2027,7 +2027,7 @@ function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined
 
 function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
@@ -2065,7 +2065,7 @@ function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined 
 
 function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, error: undefined };
   return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
@@ -2130,7 +2130,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 
 function p_InitializeResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined, info: undefined };
   return f_InitializeResponse(v, out) && out;
 }
 
@@ -2171,7 +2171,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 
 function p_Implementation(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined };
   return f_Implementation(v, out) && out;
 }
 
@@ -2633,12 +2633,12 @@ function p_ProvidersCapabilities(v: any): any {
 }
 
 function p_AuthMethodTerminalVariant(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", methodId: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
 function p_AuthMethodAgentVariant(v: any): any {
-  const out: any = { type: "agent" };
+  const out: any = { type: "agent", methodId: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2702,7 +2702,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 
 function p_EnvVariable(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_EnvVariable(v, out) && out;
 }
 
@@ -2763,7 +2763,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 
 function p_AuthMethodTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined, name: undefined };
   return f_AuthMethodTerminal(v, out) && out;
 }
 
@@ -2800,7 +2800,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 
 function p_AuthMethodAgent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined, name: undefined };
   return f_AuthMethodAgent(v, out) && out;
 }
 
@@ -2852,7 +2852,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 
 function p_ListProvidersResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providers: undefined };
   return f_ListProvidersResponse(v, out) && out;
 }
 
@@ -2910,7 +2910,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 
 function p_ProviderInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined, supported: undefined, required: undefined };
   return f_ProviderInfo(v, out) && out;
 }
 
@@ -2950,7 +2950,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 
 function p_ProviderCurrentConfig(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { apiType: undefined, baseUrl: undefined };
   return f_ProviderCurrentConfig(v, out) && out;
 }
 
@@ -3039,7 +3039,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 
 function p_AuthStatusResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { state: undefined };
   return f_AuthStatusResponse(v, out) && out;
 }
 
@@ -3087,7 +3087,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 
 function p_AuthAccount(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { label: undefined };
   return f_AuthAccount(v, out) && out;
 }
 
@@ -3145,17 +3145,17 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 
 function p_NewSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
-  const out: any = { type: "select" };
+  const out: any = { type: "select", currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
 function p_SessionConfigOptionBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
@@ -3223,7 +3223,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configId: undefined, name: undefined };
   return f_SessionConfigOption(v, out) && out;
 }
 
@@ -3307,7 +3307,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectOption(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { value: undefined, name: undefined };
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
@@ -3359,7 +3359,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelectGroup(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { groupId: undefined, name: undefined, options: undefined };
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
@@ -3390,7 +3390,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 
 function p_SessionConfigSelect(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined, options: undefined };
   return f_SessionConfigSelect(v, out) && out;
 }
 
@@ -3409,12 +3409,12 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 
 function p_SessionConfigBoolean(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { currentValue: undefined };
   return f_SessionConfigBoolean(v, out) && out;
 }
 
 function p_AvailableCommandCommand(v: any): any {
-  const out: any = { type: "command" };
+  const out: any = { type: "command", name: undefined, description: undefined };
   return f_Command(v, out) && out;
 }
 
@@ -3444,7 +3444,7 @@ function p_AvailableCommand(v: any): any {
 }
 
 function p_AvailableCommandInputText(v: any): any {
-  const out: any = { type: "text" };
+  const out: any = { type: "text", hint: undefined };
   return f_TextCommandInput(v, out) && out;
 }
 
@@ -3486,7 +3486,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
 
 function p_TextCommandInput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { hint: undefined };
   return f_TextCommandInput(v, out) && out;
 }
 
@@ -3523,7 +3523,7 @@ function f_Command(v: any, out: any): true | undefined {
 
 function p_Command(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, description: undefined };
   return f_Command(v, out) && out;
 }
 
@@ -3565,7 +3565,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 
 function p_ListSessionsResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessions: undefined };
   return f_ListSessionsResponse(v, out) && out;
 }
 
@@ -3630,7 +3630,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 
 function p_SessionInfo(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_SessionInfo(v, out) && out;
 }
 
@@ -3684,7 +3684,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 
 function p_ForkSessionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ForkSessionResponse(v, out) && out;
 }
 
@@ -3745,7 +3745,7 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 
 function p_SessionStatusResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { status: undefined };
   return f_SessionStatusResponse(v, out) && out;
 }
 
@@ -3801,17 +3801,17 @@ function p_StateUpdate(v: any): any {
 }
 
 function p_BackgroundWorkTerminal(v: any): any {
-  const out: any = { type: "terminal" };
+  const out: any = { type: "terminal", terminalId: undefined };
   return f_BackgroundTerminal(v, out) && out;
 }
 
 function p_BackgroundWorkToolCall(v: any): any {
-  const out: any = { type: "tool_call" };
+  const out: any = { type: "tool_call", toolCallId: undefined };
   return f_BackgroundToolCall(v, out) && out;
 }
 
 function p_BackgroundWorkSubagent(v: any): any {
-  const out: any = { type: "subagent" };
+  const out: any = { type: "subagent", sessionId: undefined };
   return f_BackgroundSubagent(v, out) && out;
 }
 
@@ -3859,7 +3859,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
 
 function p_BackgroundTerminal(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_BackgroundTerminal(v, out) && out;
 }
 
@@ -3883,7 +3883,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
 
 function p_BackgroundToolCall(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined };
   return f_BackgroundToolCall(v, out) && out;
 }
 
@@ -3907,7 +3907,7 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
 
 function p_BackgroundSubagent(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_BackgroundSubagent(v, out) && out;
 }
 
@@ -3972,7 +3972,7 @@ function f_Error(v: any, out: any): true | undefined {
 
 function p_Error(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_Error(v, out) && out;
 }
 
@@ -4034,7 +4034,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
 
 function p_UnsupportedProtocolVersionErrorData(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requested: undefined, supported: undefined };
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
 }
 
@@ -4058,7 +4058,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
 
 function p_SessionNotFoundErrorData(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
@@ -4129,7 +4129,7 @@ function f_Usage(v: any, out: any): true | undefined {
 
 function p_Usage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { totalTokens: undefined, inputTokens: undefined, outputTokens: undefined };
   return f_Usage(v, out) && out;
 }
 
@@ -4290,7 +4290,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionTitleResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { title: undefined };
   return f_SetSessionTitleResponse(v, out) && out;
 }
 
@@ -4388,7 +4388,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
 
@@ -4412,7 +4412,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 
 function p_PromptResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_PromptResponse(v, out) && out;
 }
 
@@ -4458,7 +4458,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 
 function p_AgentNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_AgentNotification(v, out) && out;
 }
 
@@ -4490,37 +4490,37 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
 
 function p_UpdateSessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, update: undefined };
   return f_UpdateSessionNotification(v, out) && out;
 }
 
 function p_SessionUpdateUserMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "user_message_chunk" };
+  const out: any = { sessionUpdate: "user_message_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateUserMessage(v: any): any {
-  const out: any = { sessionUpdate: "user_message" };
+  const out: any = { sessionUpdate: "user_message", messageId: undefined };
   return f_UserMessage(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_message_chunk" };
+  const out: any = { sessionUpdate: "agent_message_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentMessage(v: any): any {
-  const out: any = { sessionUpdate: "agent_message" };
+  const out: any = { sessionUpdate: "agent_message", messageId: undefined };
   return f_AgentMessage(v, out) && out;
 }
 
 function p_SessionUpdateAgentThoughtChunk(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought_chunk" };
+  const out: any = { sessionUpdate: "agent_thought_chunk", messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateAgentThought(v: any): any {
-  const out: any = { sessionUpdate: "agent_thought" };
+  const out: any = { sessionUpdate: "agent_thought", messageId: undefined };
   return f_AgentThought(v, out) && out;
 }
 
@@ -4531,42 +4531,42 @@ function p_SessionUpdateStateUpdate(v: any): any {
 }
 
 function p_SessionUpdateToolCallContentChunk(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_content_chunk" };
+  const out: any = { sessionUpdate: "tool_call_content_chunk", toolCallId: undefined, content: undefined };
   return f_ToolCallContentChunk(v, out) && out;
 }
 
 function p_SessionUpdateToolCallUpdate(v: any): any {
-  const out: any = { sessionUpdate: "tool_call_update" };
+  const out: any = { sessionUpdate: "tool_call_update", toolCallId: undefined };
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_SessionUpdateTerminalUpdate(v: any): any {
-  const out: any = { sessionUpdate: "terminal_update" };
+  const out: any = { sessionUpdate: "terminal_update", terminalId: undefined };
   return f_TerminalUpdate(v, out) && out;
 }
 
 function p_SessionUpdateTerminalOutputChunk(v: any): any {
-  const out: any = { sessionUpdate: "terminal_output_chunk" };
+  const out: any = { sessionUpdate: "terminal_output_chunk", terminalId: undefined, data: undefined };
   return f_TerminalOutputChunk(v, out) && out;
 }
 
 function p_SessionUpdatePlanUpdate(v: any): any {
-  const out: any = { sessionUpdate: "plan_update" };
+  const out: any = { sessionUpdate: "plan_update", plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
 function p_SessionUpdatePlanRemoved(v: any): any {
-  const out: any = { sessionUpdate: "plan_removed" };
+  const out: any = { sessionUpdate: "plan_removed", planId: undefined };
   return f_PlanRemoved(v, out) && out;
 }
 
 function p_SessionUpdateAvailableCommandsUpdate(v: any): any {
-  const out: any = { sessionUpdate: "available_commands_update" };
+  const out: any = { sessionUpdate: "available_commands_update", availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
 function p_SessionUpdateConfigOptionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "config_option_update" };
+  const out: any = { sessionUpdate: "config_option_update", configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -4576,37 +4576,37 @@ function p_SessionUpdateSessionInfoUpdate(v: any): any {
 }
 
 function p_SessionUpdateUsageUpdate(v: any): any {
-  const out: any = { sessionUpdate: "usage_update" };
+  const out: any = { sessionUpdate: "usage_update", used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_SessionUpdateNotice(v: any): any {
-  const out: any = { sessionUpdate: "notice" };
+  const out: any = { sessionUpdate: "notice", severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
 function p_SessionUpdateCompactionUpdate(v: any): any {
-  const out: any = { sessionUpdate: "compaction_update" };
+  const out: any = { sessionUpdate: "compaction_update", compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
 function p_SessionUpdateCompactionSummaryChunk(v: any): any {
-  const out: any = { sessionUpdate: "compaction_summary_chunk" };
+  const out: any = { sessionUpdate: "compaction_summary_chunk", compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
 function p_SessionUpdateSubagentUpdate(v: any): any {
-  const out: any = { sessionUpdate: "subagent_update" };
+  const out: any = { sessionUpdate: "subagent_update", sessionId: undefined };
   return f_SubagentUpdate(v, out) && out;
 }
 
 function p_SessionUpdateSessionMessage(v: any): any {
-  const out: any = { sessionUpdate: "session_message" };
+  const out: any = { sessionUpdate: "session_message", messageId: undefined };
   return f_SessionMessage(v, out) && out;
 }
 
 function p_SessionUpdateSessionMessageChunk(v: any): any {
-  const out: any = { sessionUpdate: "session_message_chunk" };
+  const out: any = { sessionUpdate: "session_message_chunk", messageId: undefined, content: undefined };
   return f_SessionMessageChunk(v, out) && out;
 }
 
@@ -4722,7 +4722,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 
 function p_ContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined, content: undefined };
   return f_ContentChunk(v, out) && out;
 }
 
@@ -4763,7 +4763,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
 
 function p_UserMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_UserMessage(v, out) && out;
 }
 
@@ -4792,7 +4792,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
 
 function p_AgentMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_AgentMessage(v, out) && out;
 }
 
@@ -4821,7 +4821,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
 
 function p_AgentThought(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_AgentThought(v, out) && out;
 }
 
@@ -4853,7 +4853,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
 
 function p_ToolCallContentChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { toolCallId: undefined, content: undefined };
   return f_ToolCallContentChunk(v, out) && out;
 }
 
@@ -4877,7 +4877,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
 
 function p_TerminalOutput(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { data: undefined };
   return f_TerminalOutput(v, out) && out;
 }
 
@@ -4935,7 +4935,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
 
 function p_TerminalSize(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cols: undefined, rows: undefined };
   return f_TerminalSize(v, out) && out;
 }
 
@@ -5026,7 +5026,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
 
 function p_TerminalUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined };
   return f_TerminalUpdate(v, out) && out;
 }
 
@@ -5058,22 +5058,22 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
 
 function p_TerminalOutputChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { terminalId: undefined, data: undefined };
   return f_TerminalOutputChunk(v, out) && out;
 }
 
 function p_PlanUpdateContentItems(v: any): any {
-  const out: any = { type: "items" };
+  const out: any = { type: "items", planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
 function p_PlanUpdateContentFile(v: any): any {
-  const out: any = { type: "file" };
+  const out: any = { type: "file", planId: undefined, uri: undefined };
   return f_PlanFile(v, out) && out;
 }
 
 function p_PlanUpdateContentMarkdown(v: any): any {
-  const out: any = { type: "markdown" };
+  const out: any = { type: "markdown", planId: undefined, content: undefined };
   return f_PlanMarkdown(v, out) && out;
 }
 
@@ -5145,7 +5145,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 
 function p_PlanEntry(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { content: undefined, priority: undefined, status: undefined };
   return f_PlanEntry(v, out) && out;
 }
 
@@ -5197,7 +5197,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 
 function p_PlanItems(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, entries: undefined };
   return f_PlanItems(v, out) && out;
 }
 
@@ -5229,7 +5229,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 
 function p_PlanFile(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, uri: undefined };
   return f_PlanFile(v, out) && out;
 }
 
@@ -5261,7 +5261,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 
 function p_PlanMarkdown(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined, content: undefined };
   return f_PlanMarkdown(v, out) && out;
 }
 
@@ -5285,7 +5285,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 
 function p_PlanUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { plan: undefined };
   return f_PlanUpdate(v, out) && out;
 }
 
@@ -5309,7 +5309,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 
 function p_PlanRemoved(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { planId: undefined };
   return f_PlanRemoved(v, out) && out;
 }
 
@@ -5333,7 +5333,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 
 function p_AvailableCommandsUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { availableCommands: undefined };
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
@@ -5357,7 +5357,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 
 function p_ConfigOptionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { configOptions: undefined };
   return f_ConfigOptionUpdate(v, out) && out;
 }
 
@@ -5415,7 +5415,7 @@ function f_Cost(v: any, out: any): true | undefined {
 
 function p_Cost(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { amount: undefined, currency: undefined };
   return f_Cost(v, out) && out;
 }
 
@@ -5452,7 +5452,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 
 function p_UsageUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { used: undefined, size: undefined };
   return f_UsageUpdate(v, out) && out;
 }
 
@@ -5493,7 +5493,7 @@ function f_Notice(v: any, out: any): true | undefined {
 
 function p_Notice(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { severity: undefined, title: undefined };
   return f_Notice(v, out) && out;
 }
 
@@ -5543,7 +5543,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 
 function p_CompactionUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, status: undefined };
   return f_CompactionUpdate(v, out) && out;
 }
 
@@ -5575,7 +5575,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 
 function p_CompactionSummaryChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { compactionId: undefined, content: undefined };
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
@@ -5668,7 +5668,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 
 function p_SubagentUpdate(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SubagentUpdate(v, out) && out;
 }
 
@@ -5717,7 +5717,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 
 function p_SessionMessage(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined };
   return f_SessionMessage(v, out) && out;
 }
 
@@ -5749,7 +5749,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 
 function p_SessionMessageChunk(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { messageId: undefined, content: undefined };
   return f_SessionMessageChunk(v, out) && out;
 }
 
@@ -5773,7 +5773,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 
 function p_CompleteElicitationNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { elicitationId: undefined };
   return f_CompleteElicitationNotification(v, out) && out;
 }
 
@@ -5802,7 +5802,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 
 function p_AuthStatusUpdateNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { state: undefined };
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
 
@@ -5888,7 +5888,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 
 function p_ClientRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ClientRequest(v, out) && out;
 }
 
@@ -5925,7 +5925,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 
 function p_InitializeRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { protocolVersion: undefined, info: undefined };
   return f_InitializeRequest(v, out) && out;
 }
 
@@ -6070,7 +6070,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
 
 function p_LoginAuthRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { methodId: undefined };
   return f_LoginAuthRequest(v, out) && out;
 }
 
@@ -6144,7 +6144,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 
 function p_SetProviderRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined, apiType: undefined, baseUrl: undefined };
   return f_SetProviderRequest(v, out) && out;
 }
 
@@ -6168,7 +6168,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 
 function p_DisableProviderRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { providerId: undefined };
   return f_DisableProviderRequest(v, out) && out;
 }
 
@@ -6254,22 +6254,22 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 
 function p_NewSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { cwd: undefined };
   return f_NewSessionRequest(v, out) && out;
 }
 
 function p_McpServerHttpVariant(v: any): any {
-  const out: any = { type: "http" };
+  const out: any = { type: "http", name: undefined, url: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
 function p_McpServerAcpVariant(v: any): any {
-  const out: any = { type: "acp" };
+  const out: any = { type: "acp", name: undefined, serverId: undefined };
   return f_McpServerAcp(v, out) && out;
 }
 
 function p_McpServerStdioVariant(v: any): any {
-  const out: any = { type: "stdio" };
+  const out: any = { type: "stdio", name: undefined, command: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -6325,7 +6325,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 
 function p_HttpHeader(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, value: undefined };
   return f_HttpHeader(v, out) && out;
 }
 
@@ -6375,7 +6375,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 
 function p_McpServerHttp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, url: undefined };
   return f_McpServerHttp(v, out) && out;
 }
 
@@ -6407,7 +6407,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 
 function p_McpServerAcp(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, serverId: undefined };
   return f_McpServerAcp(v, out) && out;
 }
 
@@ -6451,7 +6451,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 
 function p_McpServerStdio(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { name: undefined, command: undefined };
   return f_McpServerStdio(v, out) && out;
 }
 
@@ -6495,7 +6495,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 
 function p_SystemPrompt(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { mode: undefined, content: undefined };
   return f_SystemPrompt(v, out) && out;
 }
 
@@ -6561,7 +6561,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 
 function p_DeleteSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_DeleteSessionRequest(v, out) && out;
 }
 
@@ -6611,7 +6611,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 
 function p_ForkSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ForkSessionRequest(v, out) && out;
 }
 
@@ -6635,7 +6635,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 
 function p_ArchiveSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_ArchiveSessionRequest(v, out) && out;
 }
 
@@ -6659,7 +6659,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 
 function p_UnarchiveSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_UnarchiveSessionRequest(v, out) && out;
 }
 
@@ -6683,7 +6683,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 
 function p_SessionStatusRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_SessionStatusRequest(v, out) && out;
 }
 
@@ -6715,7 +6715,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionTitleRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, title: undefined };
   return f_SetSessionTitleRequest(v, out) && out;
 }
 
@@ -6771,7 +6771,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 
 function p_ResumeSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, cwd: undefined };
   return f_ResumeSessionRequest(v, out) && out;
 }
 
@@ -6834,7 +6834,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 
 function p_CloseSessionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CloseSessionRequest(v, out) && out;
 }
 
@@ -6866,7 +6866,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
 
 function p_CancelToolCallRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, toolCallId: undefined };
   return f_CancelToolCallRequest(v, out) && out;
 }
 
@@ -6898,12 +6898,12 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
 
 function p_CancelTerminalRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, terminalId: undefined };
   return f_CancelTerminalRequest(v, out) && out;
 }
 
 function p_SetSessionConfigOptionRequestId(v: any): any {
-  const out: any = { type: "id" };
+  const out: any = { type: "id", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -6917,7 +6917,7 @@ function p_SetSessionConfigOptionRequestId(v: any): any {
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
-  const out: any = { type: "boolean" };
+  const out: any = { type: "boolean", value: undefined };
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -6988,7 +6988,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 
 function p_SetSessionConfigOptionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, configId: undefined };
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
@@ -7020,7 +7020,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 
 function p_PromptRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined, prompt: undefined };
   return f_PromptRequest(v, out) && out;
 }
 
@@ -7060,7 +7060,7 @@ function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefin
 
 function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
@@ -7095,7 +7095,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 
 function p_RequestPermissionResponse(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { outcome: undefined };
   return f_RequestPermissionResponse(v, out) && out;
 }
 
@@ -7105,7 +7105,7 @@ function p_RequestPermissionOutcomeCancelled(v: any): any {
 }
 
 function p_RequestPermissionOutcomeSelected(v: any): any {
-  const out: any = { outcome: "selected" };
+  const out: any = { outcome: "selected", optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -7166,7 +7166,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 
 function p_SelectedPermissionOutcome(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { optionId: undefined };
   return f_SelectedPermissionOutcome(v, out) && out;
 }
 
@@ -7302,7 +7302,7 @@ function f_MessageMcpResponse_MessageMcpResponseResult(v: any, out: any): true |
 
 function p_MessageMcpResponse_MessageMcpResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { result: undefined };
   return f_MessageMcpResponse_MessageMcpResponseResult(v, out) && out;
 }
 
@@ -7326,7 +7326,7 @@ function f_MessageMcpResponse_MessageMcpResponseError(v: any, out: any): true | 
 
 function p_MessageMcpResponse_MessageMcpResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { error: undefined };
   return f_MessageMcpResponse_MessageMcpResponseError(v, out) && out;
 }
 
@@ -7373,7 +7373,7 @@ function f_McpError(v: any, out: any): true | undefined {
 
 function p_McpError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { code: undefined, message: undefined };
   return f_McpError(v, out) && out;
 }
 
@@ -7409,7 +7409,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 
 function p_ClientNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ClientNotification(v, out) && out;
 }
 
@@ -7433,7 +7433,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
 
 function p_CancelSessionNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { sessionId: undefined };
   return f_CancelSessionNotification(v, out) && out;
 }
 
@@ -7479,7 +7479,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 
 function p_MessageMcpNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { serverId: undefined, requestId: undefined, method: undefined };
   return f_MessageMcpNotification(v, out) && out;
 }
 
@@ -7503,7 +7503,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 
 function p_CancelRequestNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { requestId: undefined };
   return f_CancelRequestNotification(v, out) && out;
 }
 
@@ -7547,7 +7547,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
 
 function p_ProxyRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, method: undefined };
   return f_ProxyRequest(v, out) && out;
 }
 
@@ -7581,7 +7581,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 
 function p_ProxySuccessorRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
@@ -7619,7 +7619,7 @@ function f_ProxyResponse_ProxyResponseResult(v: any, out: any): true | undefined
 
 function p_ProxyResponse_ProxyResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { id: undefined, result: undefined };
   return f_ProxyResponse_ProxyResponseResult(v, out) && out;
 }
 
@@ -7672,7 +7672,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
 
 function p_ProxyNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxyNotification(v, out) && out;
 }
 
@@ -7702,7 +7702,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 
 function p_ProxySuccessorNotification(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const out: any = {};
+  const out: any = { method: undefined };
   return f_ProxySuccessorNotification(v, out) && out;
 }
 
