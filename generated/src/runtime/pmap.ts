@@ -154,13 +154,22 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
    * the values they replaced are let go), they all go into the trie.
    */
   with(key: string, value: V): PersistentMap<V> {
-    const head = this.#edits;
-    let count = 1;
-    let known = false;
-    for (let edit = head; edit !== undefined; edit = edit.next, count++) known ||= edit.key === key;
-    known ||= this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
-    const size = known ? this.#size : this.#size + 1;
-    const edits = new Edit(key, value, head);
+    return this.#edited(key, value, this.has(key) ? this.#size : this.#size + 1);
+  }
+
+  /**
+   * `with` for a key this map holds (the reducer has just read its value
+   * with `peek`): the same map, without searching for the key again.
+   */
+  withHeld(key: string, value: V): PersistentMap<V> {
+    return this.#edited(key, value, this.#size);
+  }
+
+  /** The map with the edit `key` = `value` in front (or, as the `EDITS`th edit, all of them in the trie), of `size` entries. */
+  #edited(key: string, value: V, size: number): PersistentMap<V> {
+    const edits = new Edit(key, value, this.#edits);
+    let count = 0;
+    for (let edit: Edit<V> | undefined = edits; edit !== undefined; edit = edit.next) count++;
     return count < EDITS ? new PersistentMap(this.#root, size, edits) : new PersistentMap(settled(this.#root, edits), size, undefined);
   }
 
