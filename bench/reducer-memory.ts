@@ -11,8 +11,8 @@
  * of the object that holds it (an object's internal stores, e.g. an array's
  * elements, go with their object), starting from what can be told by itself:
  * a state (it has `toolCalls`), a timeline entry, a `PersistentMap` (map
- * version), a trie `Leaf`, an `Edit`. The value of a leaf or an edit is an
- * entity, its `content` array the entity's content list, and so on. Strings
+ * version, which holds its newest edit), a trie `Leaf`. The value of a leaf
+ * or of a version's edit is an entity, its `content` array the entity's content list, and so on. Strings
  * are left out (the decoded updates share them with the pristine corpus);
  * this script's own objects, code and V8's fall under "other", not counted.
  */
@@ -97,15 +97,14 @@ function categorise(heap: Snapshot, old: ReadonlySet<number>): Map<string, numbe
     const props = properties[n]!;
     if (type(n) === "object" && name(n) === "PersistentMap") return "map version (PersistentMap)";
     if (type(n) === "object" && name(n) === "Leaf") return "trie leaf";
-    if (type(n) === "object" && name(n) === "Edit") return "newest-edit record (Edit)";
     if (type(n) === "object" && props.includes("toolCalls") && props.includes("timeline")) return "state object";
     if (type(n) === "object" && props.length === 2 && props.includes("kind") && props.includes("id")) return "timeline entry";
     if (holder[n] === -1 || depth > 64) return "other";
     const outer = categoryOf(holder[n]!, depth + 1);
     const edge = holderEdge[n]!;
     if (type(n) !== "object") return outer; // an internal store goes with its object
+    if ((outer === "trie leaf" && edge === "value") || (outer === "map version (PersistentMap)" && edge === "#value")) return "entity";
     if (outer === "map version (PersistentMap)" || outer === "trie path copy (inner nodes)") return name(n) === "Array" ? "trie path copy (inner nodes)" : "other";
-    if ((outer === "trie leaf" || outer === "newest-edit record (Edit)") && edge === "value") return "entity";
     if (outer === "state object" && edge === "timeline") return "timeline, copied per new entity";
     if (outer === "entity" && edge === "content") return "entity's content list";
     if (outer === "entity's content list" || outer === "content item") return "content item";

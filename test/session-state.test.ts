@@ -106,6 +106,22 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     }
   });
 
+  it("v2/unstable: an entity held as undefined in a hand-made Map is listed once in the timeline after an upsert and a chunk", () => {
+    const held = { ...v2u.emptySessionState(), agentMessages: new Map([["m1", undefined]]), toolCalls: new Map([["t1", undefined]]) } as unknown as v2u.SessionState;
+    for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+      // Adopted first, so that both updates below take the fast paths (which join the timeline when the map grew).
+      let state = reduce(held, { sessionUpdate: "agent_message", messageId: "m2" });
+      state = reduce(state, { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" });
+      state = reduce(state, { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } });
+      expect(state.timeline).toEqual([
+        { kind: "toolCalls", id: "t1" },
+        { kind: "agentMessages", id: "m1" },
+        { kind: "agentMessages", id: "m2" },
+      ]);
+      expect(state.toolCalls.get("t1")?.title).toBe("Read");
+    }
+  });
+
   it("v2/unstable: the reducer's own maps with a timeline the caller replaced or copied: the timeline is completed, on every path", () => {
     const built = [
       { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" },

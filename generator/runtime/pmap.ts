@@ -3,8 +3,8 @@ import { freezeJson } from "./json.js";
 /*
  * A persistent map with string keys for the session reducer: `with` and
  * `without` return a new map that shares all untouched structure with the old
- * one (a hash array mapped trie, 32-way, behind a list of at most `EDITS`
- * newest edits, see `Edit`), so an update costs O(log32 n) instead of copying
+ * one (a hash array mapped trie, 32-way, behind a list of fewer than `EDITS`
+ * newest edits, each a version of its own, see `#key`), so an update costs O(log32 n) instead of copying
  * a whole `Map`, and most updates of a stream copy no trie node at all.
  * Iteration follows insertion order, like
  * `Map`: re-setting a key keeps its place. Keys are plain data; `__proto__`
@@ -62,29 +62,6 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
   return !Array.isArray(node);
 }
 
-/**
- * An edit not yet in the trie: the newest edits of a map sit in a short list
- * in front of its trie, newest first, and go into the trie together once
- * there are `EDITS` of them. A stream updates the same few entities in a row
- * (a message and its chunks), and a trie insert copies the root (up to 33
- * slots) and a leaf per version kept: an edit is one small object instead.
- * Trade-off: a value that a newer edit replaced (in the trie, or an older
- * edit) stays reachable from the map until the edits go in, so a version
- * keeps at most `EDITS - 1` values it no longer has, for at most `EDITS - 1`
- * more edits of that map. A key new to the map gets its insertion number
- * when it goes into the trie (keys new to it numbered in the order they came).
- */
-class Edit<V> {
-  declare readonly key: string;
-  declare readonly value: V;
-  declare readonly next: Edit<V> | undefined;
-  constructor(key: string, value: V, next: Edit<V> | undefined) {
-    this.key = key;
-    this.value = value;
-    this.next = next;
-  }
-}
-
 /** How many edits a map keeps in front of its trie before they go into it. */
 const EDITS = 8;
 
@@ -99,13 +76,33 @@ const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #root: Trie<V> | undefined;
   readonly #size: number;
-  /** The newest edits, newest first: they override the trie (which holds every key, some with an older value). */
-  readonly #edits: Edit<V> | undefined;
+  /*
+   * The newest edit not yet in the trie, if any (`#key` undefined: none), and
+   * the version it was made on (`#older`), whose own pending edit is the next
+   * newest, and so on: a map version is its trie behind a short list of its
+   * newest edits, at most `EDITS - 1` long, which go into the trie together
+   * with the `EDITS`th. A stream updates the same few entities in a row (a
+   * message and its chunks), and a trie insert copies the root (up to 33
+   * slots) and a leaf per version kept: an edit costs two fields of the
+   * version instead (the version is the edit: no object of its own). The
+   * edits override the trie, which holds every key, some with an older value.
+   * Trade-off: a value that a newer edit replaced (in the trie, or an older
+   * edit) stays reachable from the map until the edits go in, so a version
+   * keeps at most `EDITS - 1` values it no longer has, for at most
+   * `EDITS - 1` more edits of that map. A key new to the map gets its
+   * insertion number when it goes into the trie (keys new to it numbered in
+   * the order they came). Versions point to older versions only.
+   */
+  readonly #key: string | undefined;
+  readonly #value: V | undefined;
+  readonly #older: PersistentMap<V> | undefined;
 
-  private constructor(root: Trie<V> | undefined, size: number, edits: Edit<V> | undefined) {
+  private constructor(root: Trie<V> | undefined, size: number, key: string | undefined, value: V | undefined, older: PersistentMap<V> | undefined) {
     this.#root = root;
     this.#size = size;
-    this.#edits = edits;
+    this.#key = key;
+    this.#value = value;
+    this.#older = older;
   }
 
   /** The number of entries. */
@@ -115,7 +112,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The empty map. */
   static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(undefined, 0, undefined);
+    return new PersistentMap<V>(undefined, 0, undefined, undefined, undefined);
   }
 
   /** The value stored under `key`, frozen, if any. */
@@ -125,7 +122,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
-    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return edit.value;
+    for (let map: PersistentMap<V> | undefined = this; map !== undefined; map = map.#older) if (map.#key === key) return map.#value;
     return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
   }
   /** Whether `value` is a `PersistentMap` (of this runtime). */
@@ -141,7 +138,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
-    for (let edit = this.#edits; edit !== undefined; edit = edit.next) if (edit.key === key) return true;
+    for (let map: PersistentMap<V> | undefined = this; map !== undefined; map = map.#older) if (map.#key === key) return true;
     return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
@@ -151,20 +148,50 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
    * the values they replaced are let go), they all go into the trie.
    */
   with(key: string, value: V): PersistentMap<V> {
-    const head = this.#edits;
-    let count = 1;
-    let known = false;
-    for (let edit = head; edit !== undefined; edit = edit.next, count++) known ||= edit.key === key;
-    known ||= this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
-    const size = known ? this.#size : this.#size + 1;
-    const edits = new Edit(key, value, head);
-    return count < EDITS ? new PersistentMap(this.#root, size, edits) : new PersistentMap(settled(this.#root, edits), size, undefined);
+    return this.#edited(key, value, this.has(key) ? this.#size : this.#size + 1);
+  }
+
+  /**
+   * `with` for a key this map holds (the reducer has just read its value
+   * with `peek`): the same map, without searching for the key again.
+   */
+  withHeld(key: string, value: V): PersistentMap<V> {
+    return this.#edited(key, value, this.#size);
+  }
+
+  /** The map with the edit `key` = `value` in front (or, as the `EDITS`th edit, all of them in the trie), of `size` entries. */
+  #edited(key: string, value: V, size: number): PersistentMap<V> {
+    const edit = new PersistentMap(this.#root, size, key, value, this);
+    let count = 0;
+    for (let map: PersistentMap<V> | undefined = edit; map.#key !== undefined; map = map.#older!) count++;
+    return count < EDITS ? edit : new PersistentMap(edit.#settled(), size, undefined, undefined, undefined);
+  }
+
+  /**
+   * The trie with this version's pending edits put in: each key's newest
+   * value, keys in the order they first came, so that keys new to the trie
+   * are numbered in arrival order (a number is drawn for every key; one that
+   * replaces keeps its own).
+   */
+  #settled(): Trie<V> | undefined {
+    const newestFirst: PersistentMap<V>[] = [];
+    for (let map: PersistentMap<V> | undefined = this; map.#key !== undefined; map = map.#older!) newestFirst.push(map);
+    const done = new Set<string>();
+    let out = this.#root;
+    for (let i = newestFirst.length - 1; i >= 0; i--) {
+      const key = newestFirst[i]!.#key!;
+      if (done.has(key)) continue;
+      done.add(key);
+      const value = newestFirst.find((edit) => edit.#key === key)!.#value as V;
+      out = out === undefined ? new Leaf(key, value, nextSeq++) : insert(out, key, value, hashOf(key), 0, nextSeq++);
+    }
+    return out;
   }
 
   /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
     if (!this.has(key)) return this;
-    return new PersistentMap(remove(settled(this.#root, this.#edits)!, hashOf(key), key, 0), this.#size - 1, undefined);
+    return new PersistentMap(remove(this.#settled()!, hashOf(key), key, 0), this.#size - 1, undefined, undefined, undefined);
   }
 
   /** Calls `callback` for each entry in insertion order (values frozen). */
@@ -196,33 +223,13 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     let leaves = orderedCache.get(this) as Leaf<V>[] | undefined;
     if (leaves === undefined) {
       leaves = [];
-      const root = settled(this.#root, this.#edits);
+      const root = this.#settled();
       if (root !== undefined) collect(root, leaves);
       leaves.sort((a, b) => a.seq - b.seq);
       orderedCache.set(this, leaves);
     }
     return leaves;
   }
-}
-
-/**
- * `root` with `edits` put in: each key's latest value, keys in the order
- * they first came, so that keys new to the trie are numbered in arrival
- * order (a number is drawn for every key; one that replaces keeps its own).
- */
-function settled<V>(root: Trie<V> | undefined, edits: Edit<V> | undefined): Trie<V> | undefined {
-  const newestFirst: Edit<V>[] = [];
-  for (let edit = edits; edit !== undefined; edit = edit.next) newestFirst.push(edit);
-  const done = new Set<string>();
-  let out = root;
-  for (let i = newestFirst.length - 1; i >= 0; i--) {
-    const key = newestFirst[i]!.key;
-    if (done.has(key)) continue;
-    done.add(key);
-    const value = newestFirst.find((edit) => edit.key === key)!.value;
-    out = out === undefined ? new Leaf(key, value, nextSeq++) : insert(out, key, value, hashOf(key), 0, nextSeq++);
-  }
-  return out;
 }
 
 /**

@@ -209,7 +209,7 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
   } finally {
     adoptBy(before);
   }
-  return storeEntity(table, state as State, slot, id as string, entity, old === undefined) as S;
+  return storeEntity(table, state as State, slot, id as string, entity, old !== undefined) as S;
 }
 
 /**
@@ -219,20 +219,38 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  * new entity is a spread of the stored one, as on the general path: an entity
  * adopted from a caller's state or `sessionStateFromJSON` keeps its keys as
  * they are (a copy by the patch function would drop unknown ones). A
- * first sight (which creates the entity by the route, S4; also a `null`
- * entity), a state still to be adopted, or an id that is not a string, goes
- * the general way.
+ * first sight creates the entity by the update's route (S4, `firstSight`).
+ * A `null` entity, a state still to be adopted, or an id that is not a
+ * string, goes the general way.
  */
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
   const map = fastPathMap(state as State, slot, id);
   const old = map?.peek(id as string) as JsonObject | null | undefined;
+  if (map !== undefined && old === undefined) return firstSight(table, state as State, update, slot, id as string, item, owned) as S;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
   if (old === undefined || old === null) return reduce(table, state, update, owned);
   const current = old[into];
   const entity = { ...old };
   // S34: `into` is a list field named by the reviewed overlay (never a prototype key), not a wire key.
   entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
-  return storeEntity(table, state as State, slot, id as string, entity, false) as S;
+  return storeEntity(table, state as State, slot, id as string, entity, true) as S;
+}
+
+/**
+ * `appendItem` for a chunk whose entity `slot` does not hold yet: the entity
+ * its route creates (S4), with `item` appended, joins the timeline. (The
+ * general way, minus the checks the fast path has made.)
+ */
+function firstSight(table: SessionTable, state: State, update: JsonObject, slot: string, id: string, item: unknown, owned: boolean): State {
+  const route = table.routes.get(update[table.tag] as string) as Extract<Route, { op: "append" }>;
+  const before = adoptBy(owned ? share : copyJson);
+  let entity: JsonObject | undefined;
+  try {
+    entity = append(route, undefined, item, id, update);
+  } finally {
+    adoptBy(before);
+  }
+  return entity === undefined ? state : storeEntity(table, state, slot, id, entity, false);
 }
 
 /** The map of `slot` when the fast paths can take the update: a string id, our own map and timeline (no adoption due). */
@@ -241,11 +259,16 @@ function fastPathMap(state: State, slot: string, id: unknown): PersistentMap<unk
   return typeof id === "string" && PersistentMap.is(map) && isOwnTimeline(state["timeline"]) ? map : undefined;
 }
 
-/** The next state: `entity` stored under `id` in `slot`, joining the timeline when it is new. */
-function storeEntity(table: SessionTable, from: State, slot: string, id: string, entity: object, isNew: boolean): State {
+/**
+ * The next state: `entity` stored under `id` in `slot`, joining the timeline
+ * when it is new to the map. `held`: the caller read a stored value under `id`.
+ */
+function storeEntity(table: SessionTable, from: State, slot: string, id: string, entity: object, held: boolean): State {
   const copy = table.copy(from);
-  copy[slot] = (from[slot] as PersistentMap<unknown>).with(id, entity);
-  if (isNew) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
+  const map = from[slot] as PersistentMap<unknown>;
+  const next = held ? map.withHeld(id, entity) : map.with(id, entity);
+  copy[slot] = next;
+  if (next.size !== map.size) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
   return copy;
 }
 
@@ -370,7 +393,7 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
  * appended as bytes (S12); a chunk that is not base64 changes nothing.
  */
 function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string, update: JsonObject): JsonObject | undefined {
-  let entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
+  let entity = old ?? created(route, id);
   if (route.patches !== undefined) entity = patchFromChunk(route, entity, update, id);
   const current = entity[route.into];
   let value: unknown;
@@ -386,6 +409,14 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
   const out = { ...entity };
   out[route.into] = value;
   return out;
+}
+
+/** The entity a chunk for the unseen key `id` starts from: the route's `creates` fields and the key, through its patch function (S4). */
+function created(route: Extract<Route, { op: "append" }>, id: string): JsonObject {
+  const fields: JsonObject = { ...route.creates };
+  // S34: `key` is a field named by the reviewed overlay (never a prototype key), not a wire key.
+  fields[route.key] = id;
+  return route.patch(undefined, fields) as JsonObject;
 }
 
 /** The entity after the chunk's `patches` fields, applied by the entity's own field rules (absent ones untouched). */
