@@ -1,7 +1,7 @@
 /**
  * Session reducer throughput and memory over the v2-unstable corpus.
  *
- *   npx tsx --expose-gc bench/reducer.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N]
+ *   npx tsx --expose-gc bench/reducer.bench.ts [--rounds 15] [--warmup 3] [--processes 3] [--seed N] [--size N]
  *
  * The corpus (bench/corpus.ts) is a simulated transcript of many sessions.
  * Its `session/update` notifications are decoded (JSON.parse, then
@@ -313,17 +313,30 @@ async function measureWorkload(workload: number, dir: string): Promise<WorkloadR
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** The table rows of one workload. */
-function rows(name: string, result: WorkloadResult): string[] {
-  const medians = result.times.map(median);
-  const rate = (ms: number) => result.updates / (ms / 1000);
+/**
+ * The table rows of one workload, from its processes' results: rates and spread over
+ * every sample of every process; the ratio to the in-place baseline is read within each
+ * process (medians of its interleaved rounds) and the median of those is shown, beside
+ * each process's own (V8 decides per process, e.g. which allocation sites to pretenure,
+ * and a process can settle in a slower or faster mode for a contender); memory: the
+ * median over the processes.
+ */
+function rows(name: string, results: readonly WorkloadResult[]): string[] {
+  const first = results[0]!;
+  const rate = (ms: number) => first.updates / (ms / 1000);
   const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
-  return result.names.map((reducer, i) => {
-    const sorted = [...result.times[i]!].sort((a, b) => a - b);
-    const mem = result.memories[i];
+  return first.names.map((reducer, i) => {
+    const sorted = results.flatMap((r) => r.times[i]!).sort((a, b) => a - b);
+    const ratios = results.map((r) => median(r.times[0]!) / median(r.times[i]!));
+    const memories = results.map((r) => r.memories[i]);
+    const memory = (pick: (m: { final: number; all: number | undefined }) => number | undefined) => {
+      const values = memories.map((m) => (m ? pick(m) : undefined)).filter((v): v is number => v !== undefined);
+      return values.length ? median(values) : undefined;
+    };
     return (
-      `| ${name} | ${reducer} | ${fmt(rate(medians[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
-      `${fmt((medians[i]! * 1000) / result.updates, 2)} | ${fmt(medians[0]! / medians[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`
+      `| ${name} | ${reducer} | ${fmt(rate(median(sorted)))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
+      `${fmt((median(sorted) * 1000) / first.updates, 2)} | ${fmt(median(ratios), 2)}× | ${ratios.map((r) => fmt(r, 2)).join(" / ")} | ` +
+      `${mb(memory((m) => m.final))} | ${mb(memory((m) => m.all))} |`
     );
   });
 }
@@ -331,24 +344,30 @@ function rows(name: string, result: WorkloadResult): string[] {
 async function main(): Promise<void> {
   const rounds = numberArg("rounds") ?? 15;
   const warmup = numberArg("warmup") ?? 3;
+  const processes = numberArg("processes") ?? 3;
   const dir = mkdtempSync(join(tmpdir(), "reducer-bench-"));
   const load0 = loadavg()[0]!;
   try {
     await compileModules(fileURLToPath(new URL("..", import.meta.url)), join(dir, "0"), ["bench/naive-reducer.ts"]);
     for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
-    const results: WorkloadResult[] = [];
-    for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess<WorkloadResult>(fileURLToPath(import.meta.url), ["--workload", String(w), "--modules", dir], `workload "${WORKLOADS[w]!.name}"`));
-    const [every, four] = results as [WorkloadResult, WorkloadResult];
+    // Workload by workload, PROCESSES times over: a drift of the machine spreads over all workloads.
+    const runs: WorkloadResult[][] = WORKLOADS.map(() => []);
+    for (let p = 0; p < processes; p++) {
+      for (let w = 0; w < WORKLOADS.length; w++) {
+        runs[w]!.push(await inFreshProcess<WorkloadResult>(fileURLToPath(import.meta.url), ["--workload", String(w), "--modules", dir], `workload "${WORKLOADS[w]!.name}", process ${p + 1}`));
+      }
+    }
+    const [every, four] = runs.map((r) => r[0]!) as [WorkloadResult, WorkloadResult];
     const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
     console.log(
       `corpus: ${fmt(every.corpusUpdates)} session updates in ${every.sessions} sessions (${every.skipped} malformed ones rejected by parse.SessionUpdate); ` +
         `4-kind stream: ${fmt(four.updates)} updates; end states identical for every contender and workload\n` +
         `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${load0.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; ` +
-        `each workload in a fresh process; ${rounds} timed rounds after ${warmup} warm-up; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
+        `each workload in ${processes} fresh processes, one after another; ${rounds} timed rounds after ${warmup} warm-up in each; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
     );
-    console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
-    console.log("|---|---|---:|---:|---:|---:|---:|---:|");
-    results.forEach((result, w) => console.log(rows(WORKLOADS[w]!.name, result).join("\n")));
+    console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | ÷ in place, each process | MB/1k updates, final states | MB/1k updates, all states kept |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    runs.forEach((results, w) => console.log(rows(WORKLOADS[w]!.name, results).join("\n")));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
