@@ -132,18 +132,24 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
       { kind: "toolCalls", id: "t1" },
       { kind: "agentThoughts", id: "a1" },
     ];
-    // One update per fast path (upsert of a known and a new entity, chunk into a stored one) and one general route.
+    // One update per fast path (upsert of a known and a new entity, chunk into a stored one, chunk creating its entity) and one general route.
     const nextUpdates = [
       { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
       { sessionUpdate: "tool_call_update", toolCallId: "t2" },
       { sessionUpdate: "agent_thought_chunk", messageId: "a1", content: { type: "text", text: "!" } },
+      { sessionUpdate: "agent_thought_chunk", messageId: "a2", content: { type: "text", text: "new" } },
       { sessionUpdate: "usage_update", used: 1, size: 2 },
     ] as const;
     for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
       for (const timeline of [[], Object.freeze([own.timeline[1]!]), Object.freeze([...own.timeline]), structuredClone(own.timeline)]) {
         for (const update of nextUpdates) {
           const next = reduce({ ...own, timeline }, structuredClone(update) as v2u.SessionUpdate);
-          const joined = update.sessionUpdate === "tool_call_update" && update.toolCallId === "t2" ? [{ kind: "toolCalls", id: "t2" }] : [];
+          const joined =
+            update.sessionUpdate === "tool_call_update" && update.toolCallId === "t2"
+              ? [{ kind: "toolCalls", id: "t2" }]
+              : update.sessionUpdate === "agent_thought_chunk" && update.messageId === "a2"
+                ? [{ kind: "agentThoughts", id: "a2" }]
+                : [];
           const expected = timeline.length === 1 ? [full[1], full[0], ...joined] : [...full, ...joined];
           expect(next.timeline).toEqual(expected);
         }

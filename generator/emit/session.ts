@@ -308,8 +308,8 @@ function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPat
 /**
  * The runtime call of a route's fast path, if it has one: a keyed upsert
  * without `creates` (`upsertEntity`), or a list chunk into an entity without
- * `patches` (`appendItem`; bytes, plain records and first sights go the
- * table's way).
+ * `patches` (`appendItem`, first sights included; bytes and plain records
+ * go the table's way).
  */
 function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code, route: SessionRoute): Code | undefined {
   if (route.op === "upsert" && route.creates === undefined) {

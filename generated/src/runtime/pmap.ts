@@ -92,7 +92,9 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
    * Trade-off: a value that a newer edit replaced (in the trie, or an older
    * edit) stays reachable from the map until the edits go in, so a version
    * keeps at most `EDITS - 1` values it no longer has, for at most
-   * `EDITS - 1` more edits of that map. A key new to the map gets its
+   * `EDITS - 1` more edits of that map; likewise the older versions that
+   * hold those edits stay reachable (with the ordered-entry list a version
+   * caches once it was listed), at most `EDITS - 1` of them. A key new to the map gets its
    * insertion number when it goes into the trie (keys new to it numbered in
    * the order they came). Versions point to older versions only.
    */
@@ -156,7 +158,8 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /**
    * `with` for a key this map holds (the reducer has just read its value
-   * with `peek`): the same map, without searching for the key again.
+   * with `peek`): the same map, without searching for the key again. Only
+   * for a held key: for any other the size would be one short.
    */
   withHeld(key: string, value: V): PersistentMap<V> {
     return this.#edited(key, value, this.#size);

@@ -13,8 +13,8 @@ import type { Issue, Result } from "./result.js";
  * S27, S34, S35). A surface supplies a `SessionTable`, generated from the
  * reviewed table schema/semantics.json: one route per `SessionUpdate` tag.
  * The generated reducer reads the tag itself and sends the most frequent
- * updates (keyed upserts, chunks into a stored entity) to a fast path
- * (`upsertEntity`, `appendItem`) with the fields it read; the rest, and any
+ * updates (keyed upserts, and chunks: into a stored entity or creating it)
+ * to a fast path (`upsertEntity`, `appendItem`) with the fields it read; the rest, and any
  * case a fast path does not cover, go through `reduce` and the table.
  *
  * Purity: the state and the update are never modified. Whatever is taken
@@ -216,8 +216,8 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
 }
 
 /**
- * `reduce` for a chunk appending to an entity already stored (S10, S11),
- * called by the generated reducer with the fields it read from the update:
+ * `reduce` for a chunk appending to an entity's list (S10, S11), called by
+ * the generated reducer with the fields it read from the update:
  * `item` (copied unless `owned`) appended to the entity's `into` list. The
  * new entity is a spread of the stored one, as on the general path: an entity
  * adopted from a caller's state or `sessionStateFromJSON` keeps its keys as
@@ -240,9 +240,11 @@ export function appendItem<S>(table: SessionTable, state: S, update: JsonObject,
 }
 
 /**
- * `appendItem` for a chunk whose entity `slot` does not hold yet: the entity
- * its route creates (S4), with `item` appended, joins the timeline. (The
- * general way, minus the checks the fast path has made.)
+ * `appendItem` for a chunk whose entity `peek` did not find in `slot`: the
+ * entity its route creates (S4), with `item` appended, is stored and joins
+ * the timeline when the map grew (a key an adopted `Map` held with the value
+ * `undefined` is listed already). (The general way, minus the checks the
+ * fast path has made.)
  */
 function firstSight(table: SessionTable, state: State, update: JsonObject, slot: string, id: string, item: unknown, owned: boolean): State {
   const route = table.routes.get(update[table.tag] as string) as Extract<Route, { op: "append" }>;
