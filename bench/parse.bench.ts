@@ -1,7 +1,7 @@
 /**
  * Parse/validate throughput over the v2-unstable corpus: two tables.
  *
- *   npx tsx --expose-gc bench/parse.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--corpus file.jsonl]
+ *   npx tsx --expose-gc bench/parse.bench.ts [--rounds 7] [--warmup 2] [--processes 3] [--seed N] [--size N] [--corpus file.jsonl]
  *   npx tsx --expose-gc bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000   # quick form: the tables' shape only
  *   npx tsx bench/parse.bench.ts --verdicts      # ours vs ajv / SDK zod, message by message
  *   (add --ours <checkout>/generated/src/v2/unstable/index.ts to measure another build of acp-bindings, and
@@ -28,8 +28,10 @@
  *   (so that the type feedback of other rows does not shape its code), from
  *   its own copy of the compiled modules, with its table's floor interleaved
  *   in the same process (`JSON.parse` alone; on values, a walk that reads
- *   every value). Every ratio is a ratio of medians within one process;
- *   "÷ zod / ÷ ajv" compare those floor-normalised times.
+ *   every value). Every ratio is a ratio of medians within one process, and
+ *   each row runs in three such processes (the rows in turn, three times
+ *   over): the table shows the median of a row's three ratios, and lists all
+ *   of them after it; "÷ zod / ÷ ajv" compare those floor-normalised times.
  * - GC: one full GC before the rounds, none between samples, one untimed
  *   pass of the same row before each timed sample. Rounds interleave the two
  *   rows (alternating their order); medians and the p10-p90 spread.
@@ -380,6 +382,16 @@ function measure(names: string[], passes: Pass[], rounds: number, warmup: number
 // ---------------------------------------------------------------------------
 // Processes
 
+/**
+ * Defaults: each row in PROCESSES fresh processes of ROUNDS timed rounds after
+ * WARMUP each. A process settles in a mode of its own (the SDK's zod row took
+ * 41x and 28x `JSON.parse`'s time in two runs of one day, our reducer shows the
+ * same in its bench): a row is read from several, each ratio within its process.
+ */
+const ROUNDS = 7;
+const WARMUP = 2;
+const PROCESSES = 3;
+
 /** What the process of one row reports: its table's floor and the row, measured interleaved. */
 interface Measured {
   floor: Row;
@@ -403,7 +415,7 @@ async function measureRow(name: string, dir: string): Promise<Measured> {
     ours = loaded;
   }
   const passes = [await floor.pass(work, undefined), await spec.pass(work, ours)];
-  const [floorRow, row] = measure([floor.name, spec.name], passes, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
+  const [floorRow, row] = measure([floor.name, spec.name], passes, numberArg("rounds") ?? ROUNDS, numberArg("warmup") ?? WARMUP);
   return { floor: floorRow!, row: row! };
 }
 
@@ -413,12 +425,15 @@ async function measureRow(name: string, dir: string): Promise<Measured> {
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** A row with its time over its own process's floor (median over median). */
+/** A row with its time over its own processes' floors. */
 interface Normalised {
   name: string;
   accepted: number;
+  /** Every sample of every process of the row. */
   times: number[];
-  /** The row's median time ÷ the floor's median time, both from the row's process. */
+  /** Per process, the row's median time ÷ the floor's median time, both from that process. */
+  ratios: number[];
+  /** The median of `ratios`. */
   ratio: number;
 }
 
@@ -426,13 +441,23 @@ interface Normalised {
  * The floor row of a table: each process measured its own floor; shown are
  * the median of those processes' medians, and their range in the spread column.
  */
-function floorRow(results: Measured[]): { name: string; accepted: number; ms: number; slowest: number; fastest: number } {
-  const medians = results.map((r) => median(r.floor.times)).sort((a, b) => a - b);
-  return { name: results[0]!.floor.name, accepted: results[0]!.floor.accepted, ms: quantile(medians, 0.5), slowest: medians.at(-1)!, fastest: medians[0]! };
+function floorRow(results: Measured[][]): { name: string; accepted: number; ms: number; slowest: number; fastest: number } {
+  const medians = results.flat().map((r) => median(r.floor.times)).sort((a, b) => a - b);
+  return { name: results[0]![0]!.floor.name, accepted: results[0]![0]!.floor.accepted, ms: quantile(medians, 0.5), slowest: medians.at(-1)!, fastest: medians[0]! };
 }
 
-function normalise(results: Measured[]): Normalised[] {
-  return results.map(({ floor, row }) => ({ ...row, ratio: median(row.times) / median(floor.times) }));
+/** Each row's processes as one row: samples pooled, the ratio to the floor read per process and their median taken. */
+function normalise(results: Measured[][]): Normalised[] {
+  return results.map((processes) => {
+    const ratios = processes.map(({ floor, row }) => median(row.times) / median(floor.times));
+    const { name, accepted } = processes[0]!.row;
+    return { name, accepted, times: processes.flatMap((p) => p.row.times), ratios, ratio: median(ratios) };
+  });
+}
+
+/** The lines after a table that give each row's ratio to its floor in each of its processes. */
+function perProcess(rows: Normalised[]): string {
+  return rows.map((row) => `- ${row.name}: ${row.ratios.map((r) => `${fmt(r, 2)}×`).join(" / ")}`).join("\n");
 }
 
 /** "speed ÷ X" of a row against the rows named `anchors` (by a substring), from floor-normalised times: above 1 = faster. */
@@ -447,7 +472,7 @@ function speedOver(rows: Normalised[], anchors: string[]): (row: Normalised | un
  * "time ÷ JSON.parse" is the row's slowdown over the floor measured in its
  * process; "speed ÷ X" compares those ratios (above 1 = faster than X).
  */
-export function textTable(work: Workload, results: Measured[]): string {
+export function textTable(work: Workload, results: Measured[][]): string {
   const n = work.lines.length;
   const rate = (ms: number) => n / (ms / 1000);
   const rows = normalise(results);
@@ -465,11 +490,11 @@ export function textTable(work: Workload, results: Measured[]): string {
     out.push(`| ${row.name} | ${fmt(row.accepted)} | ${fmt(rate(ms))} | ${fmt(work.bytes / 1e6 / (ms / 1000), 1)} | ` +
       `${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(row.ratio, 2)}× | ${speed(row)} |`);
   }
-  return out.join("\n");
+  return out.join("\n") + "\n\ntime ÷ JSON.parse in each process of a row:\n\n" + perProcess(rows);
 }
 
 /** Markdown table of the check on values: as `textTable`, over the values floor, against ajv and the SDK's zod. */
-export function valuesTable(results: Measured[], values: number): string {
+export function valuesTable(results: Measured[][], values: number): string {
   const rate = (ms: number) => values / (ms / 1000);
   const rows = normalise(results);
   const speed = speedOver(rows, ["ajv", "zod"]);
@@ -484,15 +509,15 @@ export function valuesTable(results: Measured[], values: number): string {
     out.push(`| ${row.name} | ${fmt(row.accepted)} | ${fmt(rate(quantile(sorted, 0.5)))} | ` +
       `${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(row.ratio, 2)}× | ${speed(row)} |`);
   }
-  return out.join("\n");
+  return out.join("\n") + "\n\ntime ÷ read every value in each process of a row:\n\n" + perProcess(rows);
 }
 
-function header(work: Workload, rounds: number, warmup: number, processes: number, loadAtStart: number): string {
+function header(work: Workload, rounds: number, warmup: number, perRow: number, processes: number, loadAtStart: number): string {
   return [
     `corpus: ${fmt(work.lines.length)} messages, ${fmt(work.bytes / 1e6, 2)} MB, ${work.defs.length} payload defs`,
     `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; ` +
-      `each row in a fresh process with its table's floor interleaved (${processes} processes, one after another), ours from compiled ES modules, a copy per row; ` +
-      `${rounds} timed rounds after ${warmup} warm-up; ` +
+      `each row in ${perRow} fresh processes with its table's floor interleaved (${processes} processes, one after another, row by row, ${perRow} times over), ours from compiled ES modules, a copy per row; ` +
+      `${rounds} timed rounds after ${warmup} warm-up in each process; ` +
       `one full GC before the rounds: ${typeof (globalThis as { gc?: unknown }).gc === "function" ? "yes" : "no (run with --expose-gc)"}, none between samples, one untimed pass before each`,
   ].join("\n");
 }
@@ -615,8 +640,9 @@ async function runVerdicts(work: Workload, dir: string): Promise<void> {
  */
 async function runTables(work: Workload, dir: string): Promise<void> {
   const loadAtStart = loadavg()[0]!;
-  const rounds = numberArg("rounds") ?? 15;
-  const warmup = numberArg("warmup") ?? 3;
+  const rounds = numberArg("rounds") ?? ROUNDS;
+  const warmup = numberArg("warmup") ?? WARMUP;
+  const perRow = numberArg("processes") ?? PROCESSES;
   const notes: string[] = [];
   const oursArg = stringArg("ours");
   const oursMissing = await compileBuild(buildAt(oursArg), join(dir, "ours"), oursArg !== undefined);
@@ -626,15 +652,21 @@ async function runTables(work: Workload, dir: string): Promise<void> {
     const beforeMissing = await compileBuild(buildAt(beforeArg), join(dir, "before"), true);
     if (beforeMissing) throw new Error(`--before: ${beforeMissing.missing}`);
   }
-  const results: Record<TableName, Measured[]> = { text: [], values: [] };
-  for (const [i, spec] of specs(oursMissing === undefined, beforeArg !== undefined).entries()) {
-    if (spec === TEXT_FLOOR || spec === VALUES_FLOOR) continue;
-    const modules = join(dir, String(i));
-    if (spec.build !== undefined) cpSync(join(dir, spec.build), modules, { recursive: true });
-    results[spec.table].push(await inFreshProcess<Measured>(fileURLToPath(import.meta.url), ["--row", spec.name, "--modules", modules], `row "${spec.name}"`));
+  const rows = specs(oursMissing === undefined, beforeArg !== undefined).filter((spec) => spec !== TEXT_FLOOR && spec !== VALUES_FLOOR);
+  rows.forEach((spec, i) => {
+    if (spec.build !== undefined) cpSync(join(dir, spec.build), join(dir, String(i)), { recursive: true });
+  });
+  // Row by row, `perRow` times over: a drift of the machine spreads over every row.
+  const measured: Measured[][] = rows.map(() => []);
+  for (let p = 0; p < perRow; p++) {
+    for (const [i, spec] of rows.entries()) {
+      measured[i]!.push(await inFreshProcess<Measured>(fileURLToPath(import.meta.url), ["--row", spec.name, "--modules", join(dir, String(i))], `row "${spec.name}", process ${p + 1}`));
+    }
   }
+  const results: Record<TableName, Measured[][]> = { text: [], values: [] };
+  rows.forEach((spec, i) => results[spec.table].push(measured[i]!));
   const values = work.routes.filter((r) => r !== undefined).length;
-  console.log(header(work, rounds, warmup, results.text.length + results.values.length, loadAtStart) + "\n");
+  console.log(header(work, rounds, warmup, perRow, rows.length * perRow, loadAtStart) + "\n");
   console.log("text -> value: JSON.parse of each line and the check (whole lines: the decoder alone)\n");
   console.log(textTable(work, results.text) + "\n");
   console.log(`values: the check alone, on the ${fmt(values)} payloads parsed and routed before timing\n`);

@@ -46,7 +46,8 @@ describe("README: Benchmark: parse and validate", () => {
   it(`the quick form prints both tables with every row, each row in its own process on compiled ES modules`, async () => {
     const { stdout } = await run(documented("--rounds"), { cwd: ROOT });
     expect(stdout).toMatch(/^corpus: 2,000 messages, [\d.]+ MB, \d+ payload defs$/m);
-    expect(stdout).toContain(`each row in a fresh process with its table's floor interleaved (${TEXT_ROWS.length + VALUES_ROWS.length - 2} processes, one after another), ours from compiled ES modules, a copy per row`);
+    expect(stdout).toContain(`each row in 3 fresh processes with its table's floor interleaved (${3 * (TEXT_ROWS.length + VALUES_ROWS.length - 2)} processes, one after another, row by row, 3 times over), ours from compiled ES modules, a copy per row`);
+    for (const name of [...TEXT_ROWS, ...VALUES_ROWS].filter((n) => !n.includes("(floor)"))) expect(stdout).toMatch(new RegExp(`^- ${escape(name)}: ${X} \/ ${X} \/ ${X}$`, "m"));
     const [text, values] = stdout.split(/^values: /m);
     for (const name of TEXT_ROWS) expect(text).toMatch(TEXT_ROW(name));
     expect(values).toMatch(/^the check alone, on the 2,000 payloads parsed and routed before timing$/m);
