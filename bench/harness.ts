@@ -2,7 +2,7 @@
  * Pieces the benches share: quantiles of sample times, the optional GC
  * (`--expose-gc`), and a measurement run in a fresh process of the same
  * script (as JMH forks per benchmark: one part's type feedback never shapes
- * the code another part runs).
+ * the code another part runs), with the `--processes` option saying how many.
  */
 import { fork } from "node:child_process";
 
@@ -37,4 +37,13 @@ export function inFreshProcess<T>(script: string, args: readonly string[], label
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 && result !== undefined ? resolve(result) : reject(new Error(`${label}: its process exited with ${code}`))));
   });
+}
+
+/** The `--processes N` option (how many fresh processes measure each part), `fallback` when absent; throws unless a whole number of at least 1. */
+export function processesArg(fallback: number): number {
+  const i = process.argv.indexOf("--processes");
+  if (i < 0) return fallback;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--processes takes a whole number of at least 1, not ${JSON.stringify(process.argv[i + 1] ?? "")}`);
+  return n;
 }

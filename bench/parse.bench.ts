@@ -29,9 +29,10 @@
  *   its own copy of the compiled modules, with its table's floor interleaved
  *   in the same process (`JSON.parse` alone; on values, a walk that reads
  *   every value). Every ratio is a ratio of medians within one process, and
- *   each row runs in three such processes (the rows in turn, three times
- *   over): the table shows the median of a row's three ratios, and lists all
- *   of them after it; "÷ zod / ÷ ajv" compare those floor-normalised times.
+ *   each row runs in several such processes (`--processes`, 3; the rows in
+ *   turn, that many times over): the table shows the median of a row's
+ *   ratios, and lists all of them after it; "÷ zod / ÷ ajv" compare those
+ *   floor-normalised times.
  * - GC: one full GC before the rounds, none between samples, one untimed
  *   pass of the same row before each timed sample. Rounds interleave the two
  *   rows (alternating their order); medians and the p10-p90 spread.
@@ -43,7 +44,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSdkZod, makeAjv } from "./anchors.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
-import { gc, inFreshProcess, median, quantile } from "./harness.js";
+import { gc, inFreshProcess, median, processesArg, quantile } from "./harness.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import {
   buildMethodTable, indexRequests, isRecord, loadSchema, routeMessage,
@@ -468,7 +469,7 @@ function speedOver(rows: Normalised[], anchors: string[]): (row: Normalised | un
 
 /**
  * Markdown table of text -> value: throughput from the median round, spread
- * from the p10/p90 rounds (both absolute, from the row's own process).
+ * from the p10/p90 rounds (both absolute, over every sample of the row's processes).
  * "time ÷ JSON.parse" is the row's slowdown over the floor measured in its
  * process; "speed ÷ X" compares those ratios (above 1 = faster than X).
  */
@@ -635,14 +636,14 @@ async function runVerdicts(work: Workload, dir: string): Promise<void> {
 }
 
 /**
- * The tables: each row in a fresh process (one after another), every row of
+ * The tables: each row in `--processes` fresh processes (the rows in turn, that many times over), every row of
  * a build from its own copy of that build's compiled modules.
  */
 async function runTables(work: Workload, dir: string): Promise<void> {
   const loadAtStart = loadavg()[0]!;
   const rounds = numberArg("rounds") ?? ROUNDS;
   const warmup = numberArg("warmup") ?? WARMUP;
-  const perRow = numberArg("processes") ?? PROCESSES;
+  const perRow = processesArg(PROCESSES);
   const notes: string[] = [];
   const oursArg = stringArg("ours");
   const oursMissing = await compileBuild(buildAt(oursArg), join(dir, "ours"), oursArg !== undefined);

@@ -18,9 +18,11 @@
  *   holds a `{"type":"module"}` package.json, as the published package
  *   does. Without it, tsx loaded the `.js` files as CommonJS and every
  *   import between modules became a getter call.
- * - One fresh process per workload (as JMH forks per benchmark): the type
+ * - Fresh processes per workload (as JMH forks per benchmark): the type
  *   feedback one workload leaves in shared functions (the naive reducers'
- *   shared `reduceBy`, our `reduceWith`) does not shape another's code.
+ *   shared `reduceBy`, our `reduceWith`) does not shape another's code; and
+ *   several of them (`--processes`, 3), since a process settles in a heap
+ *   mode of its own (README.md, "Three processes per workload").
  * - Fresh input for every fold. A client reduces each update once, right
  *   after `parse` made it: before each fold (outside timing) every update is
  *   decoded anew from pristine data no reducer ever saw, and the fold drops
@@ -48,7 +50,8 @@
  * Before timing, the end states of all are asserted identical, session by
  * session (same entities in the same order, same timeline, same JSON).
  * Rounds interleave the contenders (rotating their order); the table reports
- * the median round and the p10-p90 spread. Memory: the heap after GC with the
+ * the median and p10-p90 spread of every sample of every process, and the
+ * ratio to the baseline read within each process (their median, and each). Memory: the heap after GC with the
  * final states kept, and with every intermediate state kept, minus the heap
  * before the fold, per 1,000 updates; each update is decoded just before it
  * is reduced, so what a state keeps of its update is counted and the rest
@@ -61,7 +64,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
-import { gc, inFreshProcess, median, quantile } from "./harness.js";
+import { gc, inFreshProcess, median, processesArg, quantile } from "./harness.js";
 import { FOUR_KINDS, generateCorpus, numberArg } from "./corpus.js";
 import type { NaiveState } from "./naive-reducer.js";
 
@@ -344,7 +347,7 @@ function rows(name: string, results: readonly WorkloadResult[]): string[] {
 async function main(): Promise<void> {
   const rounds = numberArg("rounds") ?? 15;
   const warmup = numberArg("warmup") ?? 3;
-  const processes = numberArg("processes") ?? 3;
+  const processes = processesArg(3);
   const dir = mkdtempSync(join(tmpdir(), "reducer-bench-"));
   const load0 = loadavg()[0]!;
   try {
