@@ -278,6 +278,17 @@ export function childNodes(node: Node): Node[] {
   }
 }
 
+/** The tag of an object's tagged mixin (`properties` beside a tagged `anyOf`), if it has one. */
+export function mixinTag(node: ObjectNode): string | undefined {
+  return node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
+}
+
+/** An object's fields but the tag of its tagged mixin, in order: the fields it holds itself (the mixin holds the tag). */
+export function ownFields(node: ObjectNode): Field[] {
+  const tag = mixinTag(node);
+  return node.fields.filter((f) => f.name !== tag);
+}
+
 /** The node without its `null` alternative (itself when not nullable). */
 export function withoutNull(node: Node): Node {
   return node.kind === "nullable" ? node.inner : node;

@@ -9,7 +9,7 @@
  */
 import type { SurfaceModel } from "../model.js";
 import { block, code, doc, GeneratedFile, isIdentifier, join, lines, literalKey, name, type Code } from "../code.js";
-import type { Def, Doc, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
+import { ownFields, type Def, type Doc, type Field, type Node, type ObjectNode, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { runtimeDir } from "./shared.js";
 
 /** What one builder builds. */
@@ -130,7 +130,7 @@ class BuilderWriter {
         return def.node.kind === "object" ? this.parts(def.node) : { fields: [], rest: { name: lowerCamel(node.name), optional: false } };
       }
       case "object":
-        return { fields: node.mixin?.kind === "tagged" ? withoutTag(node.fields, node.mixin.tag) : node.fields, ...(node.mixin ? { rest: mixinRest(node.mixin) } : {}) };
+        return { fields: ownFields(node), ...(node.mixin ? { rest: mixinRest(node.mixin) } : {}) };
       default:
         return { fields: [], rest: { name: "value", optional: false } };
     }

@@ -23,7 +23,7 @@
  */
 import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, ownSet, type Code } from "../code.js";
-import { refsWithin, withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
+import { ownFields, refsWithin, withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -236,8 +236,7 @@ class ExactWriter extends DecodeWriter {
   private countBody(node: Node, base: ReadonlySet<string> = new Set()): Code[] {
     if (node.kind === "tagged") return this.taggedCount(node, base);
     if (node.kind !== "object") return [code`return -1;`];
-    const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
-    const own = node.fields.filter((f) => f.name !== tag);
+    const own = ownFields(node);
     const names = new Set([...base, ...own.map((f) => f.name)]);
     const statements = this.counted(0, own, node.fields);
     const mixin = node.mixin;

@@ -15,7 +15,7 @@
  */
 import type { SurfaceModel } from "../model.js";
 import { block, chain, clause, code, doc, join, literalKey, name, own, ownSet, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
+import { mixinTag, ownFields, withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { DecodeWriter, expectation, isScalar, scalarTest, segment } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -81,7 +81,7 @@ class ParserWriter extends DecodeWriter {
     const decoder = `p_${def.name}`;
     if (def.node.kind === "object") {
       const fill = this.pool.define(`f_${def.name}`, block(code`function ${name(`f_${def.name}`)}${FILLER}`, this.fill(def.node)));
-      this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, [NOT_OBJECT, code`const out: any = ${outLiteral([], filledFields(def.node))};`, code`return ${fill}(v, out) && out;`]));
+      this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, [NOT_OBJECT, code`const out: any = ${outLiteral([], ownFields(def.node))};`, code`return ${fill}(v, out) && out;`]));
       return;
     }
     this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, this.body(def.node)));
@@ -113,7 +113,7 @@ class ParserWriter extends DecodeWriter {
   private body(node: Node, mixin?: MixinContext): Code[] {
     switch (node.kind) {
       case "object":
-        return [NOT_OBJECT, code`const out: any = ${outLiteral([], filledFields(node))};`, code`return ${this.pool.intern("f_", block(FILLER, this.fill(node)))}(v, out) && out;`];
+        return [NOT_OBJECT, code`const out: any = ${outLiteral([], ownFields(node))};`, code`return ${this.pool.intern("f_", block(FILLER, this.fill(node)))}(v, out) && out;`];
       case "array":
         return this.array(node, false);
       case "record": {
@@ -146,7 +146,7 @@ class ParserWriter extends DecodeWriter {
   /** Statements writing the object's decoded fields into `out`; `true` when the object holds. */
   private fill(node: ObjectNode): Code[] {
     const tag = mixinTag(node);
-    const own = filledFields(node);
+    const own = ownFields(node);
     const hasMethod = node.fields.some((f) => f.name === "method" && f.node.kind === "string");
     const statements = own.flatMap((f) => this.field(f, hasMethod));
     // S29: `additionalProperties: true` keeps unknown properties, raw.
@@ -238,7 +238,7 @@ class ParserWriter extends DecodeWriter {
   /** The fields a payload's `f_X` writes into the variant's `out`, in order (none for a payload merged from a decoded value). */
   private payloadFields(payload: Node | undefined): readonly Field[] {
     const target = this.payloadObject(payload);
-    return target ? filledFields(target) : [];
+    return target ? ownFields(target) : [];
   }
 
   /** Decodes a variant payload into `out` (a plain object def fills it directly). */
@@ -286,17 +286,6 @@ class ParserWriter extends DecodeWriter {
     ]);
     return [code`let y: any, best: rt.Failure;`, ...tries, code`return rt.noAlternative(best, v);`];
   }
-}
-
-/** The fields `fill` writes, in order: all but the tag of the object's tagged mixin (the mixin writes that). */
-function filledFields(node: ObjectNode): Field[] {
-  const tag = mixinTag(node);
-  return node.fields.filter((f) => f.name !== tag);
-}
-
-/** The tag of an object's tagged mixin (`properties` + a tagged `anyOf`), if it has one. */
-function mixinTag(node: ObjectNode): string | undefined {
-  return node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  * users can refer to them.
  */
 import { block, code, doc, GeneratedFile, indent, join, key, lines, name, type Code } from "../code.js";
-import type { Def, Doc, EnumNode, Field, Node, ObjectNode, OtherVariant, TaggedUnionNode, UnionNode } from "../ir.js";
+import { mixinTag, type Def, type Doc, type EnumNode, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type UnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 
 /** Declarations collected while walking one surface. */
@@ -74,8 +74,7 @@ class TypeWriter {
   }
 
   private object(node: ObjectNode): Code {
-    const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
-    const body = this.objectBody(node, tag);
+    const body = this.objectBody(node, mixinTag(node));
     if (!node.mixin) return body;
     return code`${body} & (${this.type(node.mixin)})`;
   }
