@@ -1,9 +1,9 @@
 /** Runs the CLI in-process and builds throw-away schema and output directories for CLI tests. */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { runCli } from "../../generator/cli.js";
 import { SCHEMA_DIR } from "./ir.js";
+import { tempDir } from "./temp-dirs.js";
 
 /** What one CLI run printed and returned. */
 export interface CliRun {
@@ -20,10 +20,7 @@ export function cli(...argv: string[]): CliRun {
   return { code, stdout, stderr };
 }
 
-/** A fresh empty directory under the OS temp dir. */
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `acp-codegen-${prefix}-`));
-}
+export { tempDir } from "./temp-dirs.js";
 
 /** Writes `files` (path -> text) under `dir` and returns `dir`. */
 export function writeFiles(dir: string, files: Record<string, string>): string {
