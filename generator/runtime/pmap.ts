@@ -179,13 +179,14 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   #settled(): Trie<V> | undefined {
     const newestFirst: PersistentMap<V>[] = [];
     for (let map: PersistentMap<V> | undefined = this; map.#key !== undefined; map = map.#older!) newestFirst.push(map);
-    const done = new Set<string>();
     let out = this.#root;
-    for (let i = newestFirst.length - 1; i >= 0; i--) {
+    // Oldest edit first; a key goes in at its oldest edit, with the value of its newest (at most EDITS edits: a scan, no Set).
+    oldestFirst: for (let i = newestFirst.length - 1; i >= 0; i--) {
       const key = newestFirst[i]!.#key!;
-      if (done.has(key)) continue;
-      done.add(key);
-      const value = newestFirst.find((edit) => edit.#key === key)!.#value as V;
+      for (let older = i + 1; older < newestFirst.length; older++) if (newestFirst[older]!.#key === key) continue oldestFirst;
+      let newest = 0;
+      while (newestFirst[newest]!.#key !== key) newest++;
+      const value = newestFirst[newest]!.#value as V;
       out = out === undefined ? new Leaf(key, value, nextSeq++) : insert(out, key, value, hashOf(key), 0, nextSeq++);
     }
     return out;
