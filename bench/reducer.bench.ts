@@ -30,6 +30,13 @@
  *   can die, as in a stream. Folding the same objects again instead handed
  *   `reduceSessionOwned` values it had frozen already (its freezing skipped)
  *   and every other contender frozen, old-generation input.
+ * - One decode for all contenders: every contender's input is made by the
+ *   `parse` of one copy of the modules that none of them runs. V8 decides
+ *   per allocation site whether to allocate its objects in the old
+ *   generation (pretenuring); with a decode per contender, it decided so for
+ *   some contenders' input and not for others' in the same process, and a
+ *   contender fed old-generation input spent three times as long in
+ *   scavenges (README.md, "One decode for all contenders").
  * - GC: one full GC before the rounds, none forced between samples (a forced
  *   GC leaves the young generation shrunk, which a client reducing a live
  *   stream never has). Before each timed sample, one untimed fold of the
@@ -94,23 +101,25 @@ interface Item {
   readonly update: SessionUpdate;
 }
 
-/** A reducer, and the copy of the modules it runs from, whose `parse` decodes its input. */
+/** A reducer, made from a copy of the modules of its own. */
 interface Contender<S> {
   readonly name: string;
   readonly empty: () => S;
   readonly reduce: (state: S, update: SessionUpdate) => S;
-  readonly modules: Modules;
 }
+
+/** A fresh decode of a pristine update (a new value), as a client has just before it reduces. */
+type Decode = (update: SessionUpdate) => SessionUpdate;
 
 /**
  * The four reducers, the in-place baseline first. Each is made from its own
  * copy of the modules (see `measureWorkload`).
  */
 const REDUCERS: readonly ((modules: Modules) => Contender<any>)[] = [
-  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"], modules }),
-  (modules) => ({ name: "naive copying: spread + Map copy", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduce as Contender<NaiveState>["reduce"], modules }),
-  (modules) => ({ name: "ours: reduceSession", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSession, modules }),
-  (modules) => ({ name: "ours: reduceSessionOwned (trusted)", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSessionOwned, modules }),
+  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"] }),
+  (modules) => ({ name: "naive copying: spread + Map copy", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduce as Contender<NaiveState>["reduce"] }),
+  (modules) => ({ name: "ours: reduceSession", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSession }),
+  (modules) => ({ name: "ours: reduceSessionOwned (trusted)", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSessionOwned }),
 ];
 
 /** The map slot and id field of each tag of the 4-kind stream, for the floor below. */
@@ -133,7 +142,6 @@ type FloorState = Record<string, unknown>;
 function floor(modules: Modules): Contender<FloorState> {
   const { pmap } = modules;
   return {
-    modules,
     name: "bound: state copy + map insert only (not a reducer)",
     empty: () => {
       const e = pmap.PersistentMap.empty();
@@ -170,16 +178,21 @@ function loadItems({ bindings }: Modules): { items: Item[]; skipped: number } {
   return { items, skipped };
 }
 
-/** A fresh decode of a pristine update by the contender's `parse` (a new value), as a client has just before it reduces. */
-function decode({ modules }: { readonly modules: Modules }, update: SessionUpdate): SessionUpdate {
-  const result = modules.bindings.parse.SessionUpdate(update);
-  if (!result.ok) throw new Error("a decoded update no longer parses");
-  return result.value;
+/**
+ * The decode every contender's input comes from: `parse` of one copy of the
+ * modules that no contender runs (README.md, "One decode for all contenders").
+ */
+function decoder({ bindings }: Modules): Decode {
+  return (update) => {
+    const result = bindings.parse.SessionUpdate(update);
+    if (!result.ok) throw new Error("a decoded update no longer parses");
+    return result.value;
+  };
 }
 
 /** The items with every update freshly decoded: the input of one fold. */
-function decoded(contender: { readonly modules: Modules }, items: readonly Item[]): (Item | undefined)[] {
-  return items.map(({ sessionId, update }) => ({ sessionId, update: decode(contender, update) }));
+function decoded(decode: Decode, items: readonly Item[]): (Item | undefined)[] {
+  return items.map(({ sessionId, update }) => ({ sessionId, update: decode(update) }));
 }
 
 /**
@@ -209,10 +222,10 @@ function canonical(value: unknown): string {
 }
 
 /** Throws unless every contender ends every session in the same state as the first; returns the session count. */
-function assertIdentical(items: readonly Item[], list: readonly Contender<any>[]): number {
-  const expected = fold(list[0]!, decoded(list[0]!, items));
+function assertIdentical(items: readonly Item[], list: readonly Contender<any>[], decode: Decode): number {
+  const expected = fold(list[0]!, decoded(decode, items));
   for (const contender of list.slice(1)) {
-    const actual = fold(contender, decoded(contender, items));
+    const actual = fold(contender, decoded(decode, items));
     if (actual.size !== expected.size) throw new Error(`${contender.name}: session count differs: ${actual.size} vs ${expected.size}`);
     for (const [id, state] of expected) {
       const x = canonical(state);
@@ -228,11 +241,11 @@ function assertIdentical(items: readonly Item[], list: readonly Contender<any>[]
 }
 
 /** Milliseconds per fold over `reps` folds, each of freshly decoded input (decoding not timed), after one untimed fold. */
-function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number): number {
-  fold(contender, decoded(contender, items));
+function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number, decode: Decode): number {
+  fold(contender, decoded(decode, items));
   let ms = 0;
   for (let r = 0; r < reps; r++) {
-    const input = decoded(contender, items);
+    const input = decoded(decode, items);
     const start = performance.now();
     fold(contender, input);
     ms += performance.now() - start;
@@ -241,14 +254,14 @@ function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number
 }
 
 /** Interleaved rounds (rotating order) after `warmup` rounds that set each contender's reps so that a sample lasts >= `minSampleMs`. */
-function measure(items: readonly Item[], list: readonly Contender<any>[], rounds: number, warmup: number, minSampleMs = 200): number[][] {
+function measure(items: readonly Item[], list: readonly Contender<any>[], decode: Decode, rounds: number, warmup: number, minSampleMs = 200): number[][] {
   gc();
   const times = list.map((): number[] => []);
   const reps = list.map(() => 1);
   for (let round = -warmup; round < rounds; round++) {
     for (let k = 0; k < list.length; k++) {
       const i = (k + Math.max(round, 0)) % list.length;
-      const ms = sample(list[i]!, items, reps[i]!);
+      const ms = sample(list[i]!, items, reps[i]!, decode);
       if (round < 0) reps[i] = Math.max(1, Math.ceil(minSampleMs / ms));
       else times[i]!.push(ms);
     }
@@ -262,7 +275,7 @@ function measure(items: readonly Item[], list: readonly Contender<any>[], rounds
  * in-place baseline, which has no intermediate states). Each update is
  * decoded just before it is reduced: what a state keeps of it is counted.
  */
-function memory<S>(contender: Contender<S>, items: readonly Item[], inPlace: boolean): { final: number; all: number | undefined } {
+function memory<S>(contender: Contender<S>, items: readonly Item[], inPlace: boolean, decode: Decode): { final: number; all: number | undefined } {
   const perThousand = (bytes: number) => bytes / 1e6 / (items.length / 1000);
   const retained = (keepAll: boolean): number => {
     gc();
@@ -270,7 +283,7 @@ function memory<S>(contender: Contender<S>, items: readonly Item[], inPlace: boo
     const kept: S[] = [];
     const states = new Map<string, S>();
     for (const { sessionId, update } of items) {
-      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), decode(contender, update));
+      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), decode(update));
       states.set(sessionId, next);
       if (keepAll) kept.push(next);
     }
@@ -297,19 +310,22 @@ interface WorkloadResult {
  * its own copy of the compiled modules (`dir/0`, `dir/1`, ...), as a client
  * runs one reducer: the type feedback of one contender's calls does not
  * shape the code another runs (the two naive reducers share `reduceBy`, ours
- * share `reduceWith`). The pristine items come from one more copy.
+ * share `reduceWith`). One more copy makes the pristine items and decodes
+ * every contender's input from them (`decoder`).
  */
 async function measureWorkload(workload: number, dir: string): Promise<WorkloadResult> {
   const makers = workload === FOUR_KIND_WORKLOAD ? [...REDUCERS, floor] : REDUCERS;
   const list: Contender<any>[] = [];
   for (const [i, make] of makers.entries()) list.push(make(await load(join(dir, String(i)))));
-  const { items, skipped } = loadItems(await load(join(dir, String(makers.length))));
+  const shared = await load(join(dir, String(makers.length)));
+  const { items, skipped } = loadItems(shared);
+  const decode = decoder(shared);
   const work = WORKLOADS[workload]!.items(items);
-  const sessions = assertIdentical(work, list.slice(0, REDUCERS.length));
+  const sessions = assertIdentical(work, list.slice(0, REDUCERS.length), decode);
   // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
-  const times = measure(work, list, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
+  const times = measure(work, list, decode, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  const memories = list.map((c) => (hasGc ? memory(c, work, c === list[0]) : undefined));
+  const memories = list.map((c) => (hasGc ? memory(c, work, c === list[0], decode) : undefined));
   return { updates: work.length, corpusUpdates: items.length, skipped, sessions, names: list.map((c) => c.name), times, memories };
 }
 
