@@ -23,9 +23,9 @@ function workflowStep(n: number): string {
   return lines.filter((l) => l.trim() !== "" && !l.startsWith("#")).join("\n");
 }
 
-/** Runs a shell script, stopping at the first failing command. */
+/** Runs a shell script, stopping at the first failing command; its `mktemp` makes its directories in a temp dir of ours. */
 function bash(script: string, cwd: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync("bash", ["-e", "-c", script], { cwd, encoding: "utf8" });
+  return spawnSync("bash", ["-e", "-c", script], { cwd, encoding: "utf8", env: { ...process.env, TMPDIR: tempDir("release-tmp") } });
 }
 
 /** A scratch copy of the project (generator, package.json, LICENSE, rulebook, node_modules linked) with `version`'s schemas committed. */

@@ -3,7 +3,7 @@
  * and what a killed run leaves behind is cleaned up (or restored) by the next.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILD_DIR, diffTree, recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
@@ -92,7 +92,6 @@ describe("writeTree", () => {
     mkdirSync(live);
     writeTree(out, FRESH);
     expect(existsSync(live)).toBe(true);
-    rmSync(live, { recursive: true });
   });
 });
 

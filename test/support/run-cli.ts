@@ -54,7 +54,11 @@ export function snapshotTree(dir: string): Map<string, string> {
   return new Map(entries.map((e) => [relative(dir, join(e.parentPath, e.name)), readFileSync(join(e.parentPath, e.name), "utf8")]));
 }
 
-/** An output directory that already holds a recognisable previous generation. */
+/**
+ * An output directory that already holds a recognisable previous generation,
+ * inside a temp dir of its own, so that the staging and previous directories
+ * a run makes beside it go with that temp dir.
+ */
 export function previousOutput(): string {
-  return writeFiles(tempDir("out"), { "src/v2/index.ts": "// previous generation\n", "README.md": "kept\n" });
+  return writeFiles(join(tempDir("out"), "out"), { "src/v2/index.ts": "// previous generation\n", "README.md": "kept\n" });
 }
