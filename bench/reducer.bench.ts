@@ -310,16 +310,16 @@ interface WorkloadResult {
  * its own copy of the compiled modules (`dir/0`, `dir/1`, ...), as a client
  * runs one reducer: the type feedback of one contender's calls does not
  * shape the code another runs (the two naive reducers share `reduceBy`, ours
- * share `reduceWith`). One more copy makes the pristine items and decodes
- * every contender's input from them (`decoder`).
+ * share `reduceWith`). One more copy makes the pristine items, and one more
+ * decodes every contender's input from them (`decoder`): its allocation
+ * sites never see the long-lived pristine items.
  */
 async function measureWorkload(workload: number, dir: string): Promise<WorkloadResult> {
   const makers = workload === FOUR_KIND_WORKLOAD ? [...REDUCERS, floor] : REDUCERS;
   const list: Contender<any>[] = [];
   for (const [i, make] of makers.entries()) list.push(make(await load(join(dir, String(i)))));
-  const shared = await load(join(dir, String(makers.length)));
-  const { items, skipped } = loadItems(shared);
-  const decode = decoder(shared);
+  const { items, skipped } = loadItems(await load(join(dir, String(makers.length))));
+  const decode = decoder(await load(join(dir, String(makers.length + 1))));
   const work = WORKLOADS[workload]!.items(items);
   const sessions = assertIdentical(work, list.slice(0, REDUCERS.length), decode);
   // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
@@ -368,7 +368,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   try {
     await compileModules(fileURLToPath(new URL("..", import.meta.url)), join(dir, "0"), ["bench/naive-reducer.ts"]);
-    for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
+    for (let copy = 1; copy <= REDUCERS.length + 2; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
     // Workload by workload, PROCESSES times over: a drift of the machine spreads over all workloads.
     const runs: WorkloadResult[][] = WORKLOADS.map(() => []);
     for (let p = 0; p < processes; p++) {
