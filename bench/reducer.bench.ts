@@ -31,7 +31,8 @@
  *   `reduceSessionOwned` values it had frozen already (its freezing skipped)
  *   and every other contender frozen, old-generation input.
  * - One decode for all contenders: every contender's input is made by the
- *   `parse` of one copy of the modules that none of them runs. V8 decides
+ *   `parse` of one copy of the modules that none of them runs and that never
+ *   sees the long-lived pristine items (another copy makes those). V8 decides
  *   per allocation site whether to allocate its objects in the old
  *   generation (pretenuring); with a decode per contender, it decided so for
  *   some contenders' input and not for others' in the same process, and a

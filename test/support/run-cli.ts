@@ -20,7 +20,7 @@ export function cli(...argv: string[]): CliRun {
   return { code, stdout, stderr };
 }
 
-export { tempDir } from "./temp-dirs.js";
+export { tempDir };
 
 /** Writes `files` (path -> text) under `dir` and returns `dir`. */
 export function writeFiles(dir: string, files: Record<string, string>): string {
