@@ -93,7 +93,7 @@ class BuilderWriter {
   /** An object def: one builder, or one per variant of a tagged mixin (the def's fields included). */
   private objectShapes(def: Def, node: ObjectNode): Shape[] {
     const target = code`T.${name(def.name)}`;
-    if (node.mixin?.kind === "tagged") return this.taggedShapes(node.mixin, target, { fields: withoutTag(node.fields, node.mixin.tag) }, true);
+    if (node.mixin?.kind === "tagged") return this.taggedShapes(node.mixin, target, { fields: ownFields(node) }, true);
     return [{ name: def.name, target, doc: def.doc, fields: node.fields, ...(node.mixin ? { rest: mixinRest(node.mixin) } : {}) }];
   }
 
@@ -224,10 +224,6 @@ function property(key: string, param: Code): Code {
 function keyUnion(shape: Shape): Code {
   const keys = [...(shape.tag ? [shape.tag.key] : []), ...shape.fields.map((f) => f.name)];
   return keys.length ? join(keys.map((k) => code`${k}`), code` | `) : code`never`;
-}
-
-function withoutTag(fields: readonly Field[], tag: string): Field[] {
-  return fields.filter((f) => f.name !== tag);
 }
 
 /** The entry parameter holding a mixin: the tagged union's variant (optional when the tag may be absent), or the untagged alternative. */
