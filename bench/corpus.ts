@@ -730,3 +730,29 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const path = writeCorpus(CORPUS_PATH, { seed: numberArg("seed"), size: numberArg("size") });
   console.log(`wrote ${path}`);
 }
+
+/** Bytes a reader of a pipe gets at most per read on Linux (and Node's default for its stdio streams). */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * The lines cut into the batches a connection's reader gets from a pipe that
+ * the peer keeps full: the lines that end within one read of 64 KiB (a line
+ * that ends past the read goes to the next batch), each batch with the index
+ * of its first line.
+ */
+export function readsOf(lines: readonly string[]): { start: number; texts: string[] }[] {
+  const reads: { start: number; texts: string[] }[] = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const size = Buffer.byteLength(lines[i]!) + 1;
+    if (i > start && bytes + size > READ_BYTES) {
+      reads.push({ start, texts: lines.slice(start, i) });
+      start = i;
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (start < lines.length) reads.push({ start, texts: lines.slice(start) });
+  return reads;
+}

@@ -45,7 +45,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSdkZod, makeAjv } from "./anchors.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
 import { gc, inFreshProcess, median, processesArg, quantile } from "./harness.js";
-import { generateCorpus, numberArg } from "./corpus.js";
+import { generateCorpus, numberArg, readsOf } from "./corpus.js";
 import {
   buildMethodTable, indexRequests, isRecord, loadSchema, routeMessage,
   type MethodTable, type RequestMethods, type Route,
@@ -121,9 +121,12 @@ function buildAt(path: string | undefined): Build {
 
 /** A generated entry point: `parse.X` / `validate.X` for every `$defs` key X. */
 type Result = { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
-/** The owned-tree decoders: `X(value)`, `XFor(method, value)` of responses, and `fromText(text, decoder)`. */
-type OwnedDecoders = Record<string, ((value: unknown) => Result) | undefined> & {
-  fromText?: (text: string, decode: (value: unknown) => Result) => Result;
+/** A decoder of one value. */
+type Decoder = (value: unknown) => Result;
+/** The owned-tree decoders: `X(value)`, `XFor(method, value)` of responses, `fromText(text, decoder)` and `fromLines(texts, decoder)`. */
+type OwnedDecoders = Record<string, Decoder | undefined> & {
+  fromText?: (text: string, decode: Decoder) => Result;
+  fromLines?: (texts: readonly string[], decode: (value: unknown, index: number) => Result) => Result[];
 };
 export interface Ours {
   parse: Record<string, ((value: unknown) => Result) | undefined>;
@@ -163,9 +166,6 @@ async function importBuild(dir: string, build: Build): Promise<Ours | Missing> {
 /** Checks one payload; true when the row accepts it. */
 type Check = (value: unknown) => boolean;
 
-/** Decodes one whole line (text to value); true when it decodes. */
-type LineCheck = (line: string) => boolean;
-
 /** One pass over the corpus, every check resolved before timing; returns the number of accepted messages. */
 type Pass = () => number;
 
@@ -203,11 +203,24 @@ function routed(work: Workload, resolve: (def: string) => Check): Pass {
   };
 }
 
-/** Each line through its own whole-line decoder (chosen before timing). */
-function wholeLines({ lines }: Workload, checks: LineCheck[]): Pass {
+/** Each line through `fromText` with its own envelope decoder (chosen before timing). */
+function wholeLines({ lines }: Workload, fromText: NonNullable<OwnedDecoders["fromText"]>, decoders: Decoder[]): Pass {
   return () => {
     let accepted = 0;
-    for (let i = 0; i < lines.length; i++) if (checks[i]!(lines[i]!)) accepted++;
+    for (let i = 0; i < lines.length; i++) if (fromText(lines[i]!, decoders[i]!).ok) accepted++;
+    return accepted;
+  };
+}
+
+/** The lines through `fromLines`, one batch per read (`readsOf`), each line with its own envelope decoder (chosen before timing). */
+function batchedLines({ lines }: Workload, fromLines: NonNullable<OwnedDecoders["fromLines"]>, decoders: Decoder[]): Pass {
+  const batches = readsOf(lines);
+  return () => {
+    let accepted = 0;
+    for (const { start, texts } of batches) {
+      const results = fromLines(texts, (value, index) => decoders[start + index]!(value));
+      for (let i = 0; i < results.length; i++) if (results[i]!.ok) accepted++;
+    }
     return accepted;
   };
 }
@@ -285,31 +298,34 @@ function ownedRows(label: "ours" | "before"): Spec[] {
     {
       name: `${label} parseOwned.fromText, whole line`, table: "text", build: label,
       pass: (work, b) => {
-        if (b?.parseOwned?.fromText === undefined) throw new Error(`${label}: no parseOwned.fromText`);
-        return wholeLines(work, work.routes.map((r) => wholeLine(b.parseOwned!, r)));
+        const fromText = b?.parseOwned?.fromText;
+        if (fromText === undefined) throw new Error(`${label}: no parseOwned.fromText`);
+        return wholeLines(work, fromText, work.routes.map((r) => envelopeDecoder(b!.parseOwned!, r)));
+      },
+    },
+    {
+      name: `${label} parseOwned.fromLines, 64 KiB reads`, table: "text", build: label,
+      pass: (work, b) => {
+        const fromLines = b?.parseOwned?.fromLines;
+        if (fromLines === undefined) throw new Error(`${label}: no parseOwned.fromLines`);
+        return batchedLines(work, fromLines, work.routes.map((r) => envelopeDecoder(b!.parseOwned!, r)));
       },
     },
   ];
 }
 
 /**
- * `parseOwned.fromText(line, decoder)` with the envelope decoder of the side
- * that receives the line: `ClientRequest` / `ClientNotification` /
- * `ClientResponseFor(method)` for the agent, `Agent*` for the client. A
- * message any side may receive (extension and protocol notifications, errors)
- * is read as the client reads it.
+ * The envelope decoder of the side that receives a line: `ClientRequest` /
+ * `ClientNotification` / `ClientResponseFor(method)` for the agent, `Agent*`
+ * for the client. A message any side may receive (extension and protocol
+ * notifications, errors) is read as the client reads it.
  */
-function wholeLine(owned: OwnedDecoders, route: LineRoute | undefined): LineCheck {
+function envelopeDecoder(owned: OwnedDecoders, route: LineRoute | undefined): Decoder {
   const sender = route?.receiver === "agent" ? "Client" : "Agent";
-  const fromText = owned.fromText!;
-  if (route?.kind === "request" || route?.kind === "notification") {
-    const decode = owned[`${sender}${route.kind === "request" ? "Request" : "Notification"}`]!;
-    return (line) => fromText(line, decode).ok;
-  }
+  if (route?.kind === "request" || route?.kind === "notification") return owned[`${sender}${route.kind === "request" ? "Request" : "Notification"}`]!;
   const asked = owned[`${sender}ResponseFor`] as unknown as (method: string, value: unknown) => Result;
   const method = route?.method ?? "";
-  const decode = (value: unknown) => asked(method, value);
-  return (line) => fromText(line, decode).ok;
+  return (value) => asked(method, value);
 }
 
 /** Scratch stack of `readsEveryValue` (reused: the walk allocates nothing). */

@@ -2,7 +2,8 @@
  * `ndJsonStream` framing over Node and Web streams: lines split across
  * chunks (down to one byte, inside UTF-8 sequences), `\r\n`, blank lines, a
  * line over `maxLineBytes` (reported, the stream goes on), a 50 MB line,
- * back-pressure on write, and the end of input.
+ * back-pressure on write, and the end of input. The complete lines of one
+ * read arrive as one batch (`LineSink.lines`), in order with the reports.
  */
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -11,17 +12,25 @@ import { connectAgent, connectClient, ndJsonStream, type LineSink, type Transpor
 interface Collected {
   lines: string[];
   problems: string[];
+  /** What reached the sink, in order: each batch of lines, each problem (as `problem: ...`), each single line (as `line: ...`). */
+  events: (string[] | string)[];
   ended: Promise<void>;
 }
 
 function collect(transport: Transport): Collected {
   const lines: string[] = [];
   const problems: string[] = [];
+  const events: (string[] | string)[] = [];
   let markEnded!: () => void;
   const ended = new Promise<void>((resolve) => (markEnded = resolve));
-  const sink: LineSink = { line: (text) => void lines.push(text), problem: (message) => void problems.push(message), end: () => markEnded() };
+  const sink: LineSink = {
+    line: (text) => void (lines.push(text), events.push(`line: ${text}`)),
+    lines: (texts) => void (lines.push(...texts), events.push([...texts])),
+    problem: (message) => void (problems.push(message), events.push(`problem: ${message}`)),
+    end: () => markEnded(),
+  };
   transport.start(sink);
-  return { lines, problems, ended };
+  return { lines, problems, events, ended };
 }
 
 /** A Node transport reading `input` in the given chunks. */
@@ -65,6 +74,23 @@ describe("ndJsonStream reading", () => {
     await collected.ended;
     expect(collected.lines).toEqual([TEXT, TEXT, TEXT]);
     expect(collected.problems).toEqual([]);
+  });
+
+  it.each([
+    ["Node", nodeReading],
+    ["Web", webReading],
+  ] as const)("%s: hands the complete lines of each read to the sink as one batch", async (_name, read) => {
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const collected = read([encode(`${TEXT}\n\n${TEXT}\n${TEXT.slice(0, 9)}`), encode(`${TEXT.slice(9)}\n`), encode(TEXT)]);
+    await collected.ended;
+    expect(collected.events).toEqual([[TEXT, TEXT], [TEXT], [TEXT]]);
+  });
+
+  it("delivers the lines read before a line over maxLineBytes before its report", async () => {
+    const long = `{"x":"${"a".repeat(200)}"}`;
+    const collected = nodeReading([`${TEXT}\n${long}\n${TEXT}\n`], 100);
+    await collected.ended;
+    expect(collected.events).toEqual([[TEXT], "problem: a line longer than maxLineBytes (100 bytes) was dropped", [TEXT]]);
   });
 
   it("drops a line over maxLineBytes with a clear report and goes on with the next line", async () => {

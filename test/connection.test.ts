@@ -21,6 +21,7 @@ import {
   type PromptRequest,
   type RequestPermissionRequest,
   type SessionUpdate,
+  type Transport,
 } from "../generated/src/v2/index.js";
 import * as v2Unstable from "../generated/src/v2/unstable/index.js";
 import { ENTRIES } from "./support/surfaces.js";
@@ -145,6 +146,56 @@ describe("wire errors", () => {
     await raw.sendJson({ jsonrpc: "2.0", id: "x", result: {} });
     await settle();
     expect(errors.map((e) => e.message)).toEqual(["response with unknown id 999", 'response with unknown id "x"']);
+  });
+});
+
+describe("lines read together (LineSink.lines)", () => {
+  /** A transport whose sink the test drives by hand; it records what the connection writes. */
+  function drivenTransport() {
+    let sink!: Parameters<Transport["start"]>[0];
+    const written: unknown[] = [];
+    const transport: Transport = {
+      start: (s) => void (sink = s),
+      send: (line) => (written.push(JSON.parse(line)), Promise.resolve()),
+      close() {},
+    };
+    return { transport, written, sink: () => sink };
+  }
+
+  const LINES = [
+    "{not json",
+    "[1,2]",
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION }),
+    JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: 5 } }),
+    JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s1" } }),
+    JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }),
+    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such", params: {} }),
+    JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: 5 } }),
+    JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s2" } }),
+  ];
+
+  /** Feeds LINES to a fresh agent, one `line` call each or as one `lines` batch; what it wrote, reported and handled. */
+  async function run(feed: "one by one" | "one batch") {
+    const { transport, written, sink } = drivenTransport();
+    const handled: unknown[] = [];
+    const errors: string[] = [];
+    connectAgent(
+      transport,
+      { "session/new": (params) => (handled.push(["new", params]), { sessionId: "s1" }), "session/cancel": (params) => void handled.push(["cancel", params]) },
+      { onError: (error) => void errors.push(error.message) },
+    );
+    if (feed === "one batch") sink().lines(LINES);
+    else for (const line of LINES) sink().line(line);
+    await settle();
+    return { written, handled, errors };
+  }
+
+  it("a batch gives what its lines give one by one: the same answers, reports and handler calls, in the same order", async () => {
+    const alone = await run("one by one");
+    expect(alone.written.map((m) => (m as { error?: { code: number } }).error?.code ?? "result")).toEqual([-32700, -32600, -32601, -32602, "result"]); // a request's answer waits for its handler's promise
+    expect(alone.handled).toEqual([["new", NEW_SESSION], ["cancel", { sessionId: "s1" }], ["cancel", { sessionId: "s2" }]]);
+    expect(alone.errors).toHaveLength(2);
+    expect(await run("one batch")).toEqual(alone);
   });
 });
 

@@ -34,6 +34,7 @@ const VALUES_ROW = (name: string) => new RegExp(`^\\| ${escape(name)} \\| ${N} \
 const TEXT_ROWS = [
   "JSON.parse (floor)", "JSON.parse + route only", "JSON.parse + route + read every value", "JSON.parse + SDK zod", "JSON.parse + ajv",
   "JSON.parse + ours parse", "JSON.parse + ours validate", "JSON.parse + ours parseOwned (owned tree)", "ours parseOwned.fromText, whole line",
+  "ours parseOwned.fromLines, 64 KiB reads",
 ];
 const VALUES_ROWS = ["read every value (floor)", "ajv", "ours validate", "SDK zod (safeParse)", "ours parse"];
 
@@ -50,6 +51,9 @@ describe("README: Benchmark: parse and validate", () => {
     for (const name of [...TEXT_ROWS, ...VALUES_ROWS].filter((n) => !n.includes("(floor)"))) expect(stdout).toMatch(new RegExp(`^- ${escape(name)}: ${X} \/ ${X} \/ ${X}$`, "m"));
     const [text, values] = stdout.split(/^values: /m);
     for (const name of TEXT_ROWS) expect(text).toMatch(TEXT_ROW(name));
+    // The batch decodes exactly the lines that the line-by-line path decodes.
+    const accepted = (name: string) => text!.match(new RegExp(`^\\| ${escape(name)} \\| (${N}) \\|`, "m"))?.[1];
+    expect(accepted("ours parseOwned.fromLines, 64 KiB reads")).toBe(accepted("ours parseOwned.fromText, whole line"));
     expect(values).toMatch(/^the check alone, on the 2,000 payloads parsed and routed before timing$/m);
     for (const name of VALUES_ROWS) expect(values).toMatch(VALUES_ROW(name));
   }, 180_000);

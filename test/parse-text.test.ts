@@ -4,8 +4,11 @@
  * on every corpus line (the whole JSON-RPC envelope, decoded by its method,
  * and the routed payload) and on every rulebook case; never throw, not even on
  * text that is not JSON; keep `__proto__` read by JSON.parse as plain data (S34).
+ * `parseOwned.fromLines(lines, decode)`, the batch form, must give result `i`
+ * equal to that of line `i` alone, with every `JSON.parse` before the first
+ * decode.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Surface } from "../generator/ir.js";
 import { envelopeOf, routedCorpus } from "./support/envelopes.js";
 import { loadFixtures } from "./support/fixtures.js";
@@ -16,6 +19,7 @@ type Result = { ok: boolean; value?: unknown; issues?: { path: string; message: 
 type Decoder = (value: unknown) => Result;
 interface Owned {
   readonly fromText: (text: string, decode: Decoder) => Result;
+  readonly fromLines: (texts: readonly string[], decode: (value: unknown, index: number) => Result) => Result[];
   readonly [type: string]: unknown;
 }
 
@@ -102,5 +106,69 @@ describe("parseOwned.fromText on hostile text", () => {
     let depth = 0;
     for (let v = (result as { value: { update: { rawInput: unknown } } }).value.update.rawInput; Array.isArray(v); v = v[0]) depth++;
     expect(depth).toBe(100_000);
+  });
+});
+
+describe("parseOwned.fromLines: result i is that of line i alone", () => {
+  /** `fromLines` of `texts` (line `i` decoded as `types[i]`) against `parse` of `JSON.parse` of each, line by line. */
+  function compareBatch(surface: Surface, types: readonly string[], texts: readonly string[]): Result[] {
+    const results = owned(surface).fromLines(texts, (value, index) => ownedParserOf(surface, types[index]!)(value));
+    expect(results).toHaveLength(texts.length);
+    texts.forEach((text, i) => expect(canonicalJson(results[i])).toBe(canonicalJson(parserOf(surface, types[i]!)(JSON.parse(text)))));
+    return results;
+  }
+
+  it("on the 20,000-message corpus (v2/unstable) cut into batches of 1, 7 and 250 lines, and in one batch", () => {
+    const { lines } = routedCorpus();
+    const decodable = lines.flatMap(({ line, route }) => {
+      const envelope = envelopeOf(route!);
+      return envelope === undefined ? [] : [{ line, envelope }];
+    });
+    for (const size of [1, 7, 250, decodable.length]) {
+      let ok = 0;
+      for (let start = 0; start < decodable.length; start += size) {
+        const batch = decodable.slice(start, start + size);
+        ok += compareBatch("v2/unstable", batch.map((b) => b.envelope), batch.map((b) => b.line)).filter((r) => r.ok).length;
+      }
+      expect(ok).toBeGreaterThan(lines.length * 0.9);
+    }
+  }, 240_000);
+
+  it("on the rulebook cases of each surface, all in one batch", () => {
+    const cases = loadFixtures<{ type: string; input: unknown }>("parse").flatMap((f) => f.cases);
+    for (const surface of ["v1", "v1/unstable", "v2", "v2/unstable"] as const) {
+      const mine = cases.filter((c) => c.surfaces.includes(surface));
+      expect(mine.length).toBeGreaterThan(0);
+      compareBatch(surface, mine.map((c) => c.type), mine.map((c) => JSON.stringify(c.input)));
+    }
+  });
+
+  it("gives text that is not JSON its issue at its own index, and decodes the lines around it", () => {
+    const good = '{"sessionId":"s","update":{"sessionUpdate":"agent_thought","messageId":"m"}}';
+    const texts = [good, "{", good, "[".repeat(200_000), good];
+    const results = owned("v2/unstable").fromLines(texts, ownedParserOf("v2/unstable", "UpdateSessionNotification"));
+    expect(results.map((r) => r.ok)).toEqual([true, false, true, false, true]);
+    const alone = canonicalJson(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(good)));
+    for (const i of [0, 2, 4]) expect(canonicalJson(results[i])).toBe(alone);
+    for (const i of [1, 3]) expect(results[i]!.issues?.[0]).toMatchObject({ path: "", message: expect.stringMatching(/^not JSON: /) });
+  });
+
+  it("parses every line before it decodes the first, and passes each decode its line's index", () => {
+    const texts = ["1", "2", "3"];
+    const parse = vi.spyOn(JSON, "parse");
+    const seen: [unknown, number, number][] = [];
+    try {
+      owned("v2").fromLines(texts, (value, index) => {
+        seen.push([value, index, parse.mock.calls.length]);
+        return { ok: true, value };
+      });
+    } finally {
+      parse.mockRestore();
+    }
+    expect(seen).toEqual([[1, 0, 3], [2, 1, 3], [3, 2, 3]]);
+  });
+
+  it("returns no results for no lines", () => {
+    expect(owned("v2").fromLines([], () => ({ ok: true, value: 1 }))).toEqual([]);
   });
 });

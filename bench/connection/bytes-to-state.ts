@@ -9,7 +9,9 @@
  * - ours through the connection: the lines fed to `connectClient`'s line sink,
  *   with `sessions.update` as the handler (the trusted path: `parseOwned`,
  *   then `reduceSessionOwned`), or a handler of the user's calling
- *   `sessions.update` (`parseOwned`, then the copying `reduceSession`);
+ *   `sessions.update` (`parseOwned`, then the copying `reduceSession`); one
+ *   line at a time (`LineSink.line`), or in the batches `ndJsonStream` hands
+ *   over when the agent keeps its pipe full (`LineSink.lines`, 64 KiB reads);
  * - ours without the connection: `JSON.parse` + `parse` + `reduceSession` (what
  *   the connection did per line before it decoded in place) and `JSON.parse` +
  *   `parseOwned` + `reduceSessionOwned` (the same trusted path, no routing).
@@ -27,6 +29,7 @@ import {
   type UpdateSessionNotification,
 } from "../../generated/src/v2/unstable/index.js";
 import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "../naive-reducer.js";
+import { readsOf } from "../corpus.js";
 import type { BenchUpdate } from "./workload.js";
 
 /** One way from lines to states: folds every line of one sample; `state` reads a session's state afterwards. */
@@ -40,19 +43,40 @@ export function updateLines(updates: readonly BenchUpdate[]): string[] {
   return updates.map(({ session, update }) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: session, update } }));
 }
 
-/** A transport that hands each line given to `feed` to the connection at once, and writes nothing anywhere. */
-function feedingTransport(): Transport & { feed(line: string): void } {
-  let sink: Parameters<Transport["start"]>[0] | undefined;
+type Sink = Parameters<Transport["start"]>[0];
+
+/** How the lines reach the connection's sink: one `line` call each, or one `lines` call per 64 KiB read (made before timing). */
+type Feed = (lines: readonly string[]) => (sink: Sink) => void;
+const lineByLine: Feed = (lines) => (sink) => {
+  for (const line of lines) sink.line(line);
+};
+/** The reads of each sample's lines, cut once, outside timing (the samples share one array of lines). */
+const readsCache = new WeakMap<readonly string[], { texts: string[] }[]>();
+const inReads: Feed = (lines) => {
+  let reads = readsCache.get(lines);
+  if (reads === undefined) readsCache.set(lines, (reads = readsOf(lines)));
+  return (sink) => {
+    for (const { texts } of reads) sink.lines(texts);
+  };
+};
+
+/** A transport that hands the lines to the connection when told to, and writes nothing anywhere. */
+function feedingTransport(): Transport & { feed(feed: (sink: Sink) => void): void } {
+  let sink: Sink | undefined;
   return {
     start: (s) => void (sink = s),
     send: () => Promise.resolve(),
     close() {},
-    feed: (line) => sink?.line(line),
+    feed: (feed) => sink && feed(sink),
   };
 }
 
-/** Lines through `connectClient` into a session store, its `update` given by `handlerOf`. */
-function throughConnection(name: string, handlerOf: (sessions: ReturnType<typeof createSessionStore>) => (params: UpdateSessionNotification) => void): LineFolder {
+/** Lines through `connectClient` into a session store, its `update` given by `handlerOf`, fed by `feed`. */
+function throughConnection(
+  name: string,
+  feed: Feed,
+  handlerOf: (sessions: ReturnType<typeof createSessionStore>) => (params: UpdateSessionNotification) => void,
+): LineFolder {
   return {
     name,
     fold(lines) {
@@ -60,7 +84,7 @@ function throughConnection(name: string, handlerOf: (sessions: ReturnType<typeof
       const transport = feedingTransport();
       const errors: Error[] = [];
       const peer = connectClient(transport, { "session/update": handlerOf(sessions) }, { onError: (error) => errors.push(error) });
-      for (const line of lines) transport.feed(line);
+      transport.feed(feed(lines));
       peer.close();
       if (errors.length > 0) throw errors[0];
       return { state: (sessionId) => sessions.get(sessionId) };
@@ -107,8 +131,9 @@ const handWritten: LineFolder = {
 /** Every contender, the baseline first. */
 export const LINE_FOLDERS: readonly LineFolder[] = [
   handWritten,
-  throughConnection("ours: connectClient + sessions.update (trusted)", (sessions) => sessions.update),
-  throughConnection("ours: connectClient + own handler calling sessions.update", (sessions) => (params) => sessions.update(params)),
+  throughConnection("ours: connectClient + sessions.update (trusted)", lineByLine, (sessions) => sessions.update),
+  throughConnection("ours: connectClient + sessions.update (trusted), 64 KiB reads", inReads, (sessions) => sessions.update),
+  throughConnection("ours: connectClient + own handler calling sessions.update", lineByLine, (sessions) => (params) => sessions.update(params)),
   direct("ours, no connection: JSON.parse + parse + reduceSession (the decode+reduce of before)", parse.UpdateSessionNotification, reduceSession),
   direct("ours, no connection: JSON.parse + parseOwned + reduceSessionOwned", parseOwned.UpdateSessionNotification, reduceSessionOwned),
 ];

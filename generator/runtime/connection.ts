@@ -6,7 +6,7 @@
  * (`connectAgent`, `connectClient`, ...). Nothing here throws at its caller:
  * bad input becomes a JSON-RPC error or an `onError` report.
  */
-import { finish } from "./decode.js";
+import { finish, NotJson, parseEach, parseText } from "./decode.js";
 import type { Issue, Result } from "./result.js";
 import type { Transport } from "./transport.js";
 
@@ -244,7 +244,11 @@ class Connection {
     this.validateOutgoing = options.validateOutgoing ?? true;
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     transport.start({
-      line: (text) => this.receive(text),
+      line: (text) => this.receive(parseText(text)),
+      lines: (texts) => {
+        // Every line of the read parsed first, then each handled in order (`parseOwned.fromLines`).
+        for (const message of parseEach(texts)) this.receive(message);
+      },
       problem: (message) => this.report(new Error(message)),
       end: (error) => {
         if (error !== undefined) this.report(error instanceof Error ? error : new Error(String(error)));
@@ -334,11 +338,9 @@ class Connection {
     }
   }
 
-  private receive(text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
+  /** Handles one line, given as what `parseText` made of it. */
+  private receive(message: unknown): void {
+    if (message instanceof NotJson) {
       this.answerError(null, PARSE_ERROR, "Parse error: the line is not JSON");
       return;
     }

@@ -10,6 +10,12 @@
 export interface LineSink {
   /** One line of text without its line ending; blank lines are never delivered. */
   line(text: string): void;
+  /**
+   * The complete lines of one read, in order: the same as `line` of each, but
+   * the connection parses them all before it handles the first (faster; see
+   * `parseOwned.fromLines`). Empty batches and blank lines are never delivered.
+   */
+  lines(texts: readonly string[]): void;
   /** A framing problem (a line over `maxLineBytes`, a failed write); the transport goes on. */
   problem(message: string): void;
   /** The input ended (`error` when it failed). Called once. */
@@ -166,6 +172,8 @@ class LineSplitter {
   private pieces: Uint8Array[] = [];
   private size = 0;
   private skipping = false;
+  /** The complete lines of the read being split, delivered together once it is split. */
+  private batch: string[] = [];
   private readonly decoder = new TextDecoder("utf-8");
   private readonly encoder = new TextEncoder();
 
@@ -181,7 +189,7 @@ class LineSplitter {
       const newline = bytes.indexOf(NEWLINE, start);
       if (newline < 0) {
         if (start < bytes.length) this.keep(bytes.subarray(start));
-        return;
+        return this.deliver();
       }
       this.complete(bytes.subarray(start, newline));
       start = newline + 1;
@@ -191,7 +199,16 @@ class LineSplitter {
   /** End of input: a last line without a newline still counts. */
   finish(): void {
     if (this.size > 0) this.complete(new Uint8Array(0));
+    this.deliver();
     this.sink.end();
+  }
+
+  /** Hands the lines split so far to the sink, as one batch. */
+  private deliver(): void {
+    if (this.batch.length === 0) return;
+    const lines = this.batch;
+    this.batch = [];
+    this.sink.lines(lines);
   }
 
   private keep(part: Uint8Array): void {
@@ -216,13 +233,14 @@ class LineSplitter {
     this.size = 0;
     const end = bytes.length > 0 && bytes[bytes.length - 1] === RETURN ? bytes.length - 1 : bytes.length;
     const text = this.decoder.decode(bytes.subarray(0, end));
-    if (!isBlank(text)) this.sink.line(text);
+    if (!isBlank(text)) this.batch.push(text);
   }
 
   private tooLong(): void {
     this.pieces = [];
     this.size = 0;
     this.skipping = true;
+    this.deliver(); // the lines before the dropped one come before its report
     this.sink.problem(`a line longer than maxLineBytes (${this.maxLineBytes} bytes) was dropped`);
   }
 }
@@ -305,9 +323,9 @@ class MemoryEnd implements Transport {
     this.scheduled = false;
     const sink = this.sink;
     if (sink === undefined || this.ended) return;
-    const lines = this.inbox;
+    const lines = this.inbox.filter((line) => !isBlank(line));
     this.inbox = [];
-    for (const line of lines) if (!isBlank(line)) sink.line(line);
+    if (lines.length > 0) sink.lines(lines);
     if (this.endPending && this.inbox.length === 0) {
       this.ended = true;
       sink.end();

@@ -32,6 +32,9 @@ export function rawPeer(transport: Transport): RawPeer {
       if (waiter) waiter(value);
       else received.push(value);
     },
+    lines(texts) {
+      for (const text of texts) this.line(text);
+    },
     problem() {},
     end: () => markEnded(),
   });

@@ -15,6 +15,7 @@
  *
  * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
  * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
+ * `parseOwned.fromLines(lines, decode)` does the same for a batch of lines, all parses first.
  * @module
  */
 
@@ -10385,6 +10386,16 @@ function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result
   return rt.fromText(text, decode);
 }
 
+/**
+ * Decodes a batch of lines (those of one read from a stream, say): result `i` equals
+ * `fromText(lines[i], (value) => decode(value, i))`, so `fromLines(lines, parseOwned.X)` decodes each as
+ * `parseOwned.X`. Every `JSON.parse` runs before the first `decode`, which keeps each one's machine code in
+ * the CPU's instruction cache (faster than `fromText` line by line). Never throws.
+ */
+function parseOwned_fromLines<V>(lines: readonly string[], decode: (value: unknown, index: number) => Result<V>): Result<V>[] {
+  return rt.fromLines(lines, decode);
+}
+
 export {
   parseOwned_AgentRequest as AgentRequest,
   parseOwned_RequestId as RequestId,
@@ -10642,4 +10653,5 @@ export {
   parseOwned_ClientResponseFor as ClientResponseFor,
   parseOwned_ProxyResponseFor as ProxyResponseFor,
   parseOwned_fromText as fromText,
+  parseOwned_fromLines as fromLines,
 };
