@@ -720,25 +720,14 @@ export function writeCorpus(path: string = CORPUS_PATH, options: CorpusOptions =
   return path;
 }
 
-/** Reads `--name N` from argv. */
-export function numberArg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : undefined;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const path = writeCorpus(CORPUS_PATH, { seed: numberArg("seed"), size: numberArg("size") });
-  console.log(`wrote ${path}`);
-}
-
 /** Bytes a reader of a pipe gets at most per read on Linux (and Node's default for its stdio streams). */
 const READ_BYTES = 64 * 1024;
 
 /**
- * The lines cut into the batches a connection's reader gets from a pipe that
- * the peer keeps full: the lines that end within one read of 64 KiB (a line
- * that ends past the read goes to the next batch), each batch with the index
- * of its first line.
+ * The lines cut into batches of at most 64 KiB (a line that would not fit
+ * starts the next batch), each with the index of its first line: about the
+ * batches a connection's reader gets from a pipe that the peer keeps full
+ * (a real read ends mid-line, and the reader keeps that line for the next).
  */
 export function readsOf(lines: readonly string[]): { start: number; texts: string[] }[] {
   const reads: { start: number; texts: string[] }[] = [];
@@ -756,3 +745,15 @@ export function readsOf(lines: readonly string[]): { start: number; texts: strin
   if (start < lines.length) reads.push({ start, texts: lines.slice(start) });
   return reads;
 }
+
+/** Reads `--name N` from argv. */
+export function numberArg(name: string): number | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : undefined;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const path = writeCorpus(CORPUS_PATH, { seed: numberArg("seed"), size: numberArg("size") });
+  console.log(`wrote ${path}`);
+}
+

@@ -7,7 +7,7 @@
  */
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { connectAgent, connectClient, ndJsonStream, type LineSink, type Transport, type UpdateSessionNotification } from "../generated/src/v2/index.js";
+import { connectAgent, connectClient, inMemoryTransports, ndJsonStream, type LineSink, type Transport, type UpdateSessionNotification } from "../generated/src/v2/index.js";
 
 interface Collected {
   lines: string[];
@@ -84,6 +84,35 @@ describe("ndJsonStream reading", () => {
     const collected = read([encode(`${TEXT}\n\n${TEXT}\n${TEXT.slice(0, 9)}`), encode(`${TEXT.slice(9)}\n`), encode(TEXT)]);
     await collected.ended;
     expect(collected.events).toEqual([[TEXT, TEXT], [TEXT], [TEXT]]);
+  });
+
+  it("inMemoryTransports hands the lines sent in one turn to the far end as one batch", async () => {
+    const [near, far] = inMemoryTransports();
+    const collected = collect(far);
+    await Promise.all(["a", "b", "c"].map((line) => near.send(line)));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await near.send("d");
+    near.close();
+    await collected.ended;
+    expect(collected.events).toEqual([["a", "b", "c"], ["d"]]);
+  });
+
+  it("a sink without `lines` (written before it) gets every line through `line`, from both transports", async () => {
+    const seen: string[] = [];
+    let markEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (markEnded = resolve));
+    const readable = new PassThrough();
+    ndJsonStream({ readable, writable: new PassThrough() }).start({ line: (text) => void seen.push(text), problem() {}, end: () => markEnded() });
+    readable.end(`${TEXT}\n${TEXT}\n`);
+    await ended;
+    const [near, far] = inMemoryTransports();
+    let farEnded!: () => void;
+    const closed = new Promise<void>((resolve) => (farEnded = resolve));
+    far.start({ line: (text) => void seen.push(text), problem() {}, end: () => farEnded() });
+    await Promise.all([near.send("x"), near.send("y")]);
+    near.close();
+    await closed;
+    expect(seen).toEqual([TEXT, TEXT, "x", "y"]);
   });
 
   it("delivers the lines read before a line over maxLineBytes before its report", async () => {

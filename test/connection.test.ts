@@ -150,16 +150,15 @@ describe("wire errors", () => {
 });
 
 describe("lines read together (LineSink.lines)", () => {
-  /** A transport whose sink the test drives by hand; it records what the connection writes. */
-  function drivenTransport() {
+  /** A transport whose sink the test drives by hand; it logs what the connection writes as `["wrote", message]`. */
+  function drivenTransport(log: unknown[]) {
     let sink!: Parameters<Transport["start"]>[0];
-    const written: unknown[] = [];
     const transport: Transport = {
       start: (s) => void (sink = s),
-      send: (line) => (written.push(JSON.parse(line)), Promise.resolve()),
+      send: (line) => (log.push(["wrote", JSON.parse(line)]), Promise.resolve()),
       close() {},
     };
-    return { transport, written, sink: () => sink };
+    return { transport, sink: () => sink };
   }
 
   const LINES = [
@@ -174,28 +173,46 @@ describe("lines read together (LineSink.lines)", () => {
     JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s2" } }),
   ];
 
-  /** Feeds LINES to a fresh agent, one `line` call each or as one `lines` batch; what it wrote, reported and handled. */
-  async function run(feed: "one by one" | "one batch") {
-    const { transport, written, sink } = drivenTransport();
-    const handled: unknown[] = [];
-    const errors: string[] = [];
-    connectAgent(
+  /** Feeds `lines` to a fresh agent, one `line` call each or as one `lines` batch; what it wrote, reported and handled, in one log. */
+  async function run(feed: "one by one" | "one batch", lines: readonly string[], closeOn?: string) {
+    const log: unknown[] = [];
+    const { transport, sink } = drivenTransport(log);
+    const client = connectAgent(
       transport,
-      { "session/new": (params) => (handled.push(["new", params]), { sessionId: "s1" }), "session/cancel": (params) => void handled.push(["cancel", params]) },
-      { onError: (error) => void errors.push(error.message) },
+      {
+        "session/new": (params) => (log.push(["new", params]), { sessionId: "s1" }),
+        "session/cancel": (params) => {
+          log.push(["cancel", params]);
+          if (params.sessionId === closeOn) client.close();
+        },
+      },
+      { onError: (error) => void log.push(["error", error.message]) },
     );
-    if (feed === "one batch") sink().lines(LINES);
-    else for (const line of LINES) sink().line(line);
+    if (feed === "one batch") sink().lines!(lines);
+    else for (const line of lines) sink().line(line);
     await settle();
-    return { written, handled, errors };
+    return log;
   }
 
   it("a batch gives what its lines give one by one: the same answers, reports and handler calls, in the same order", async () => {
-    const alone = await run("one by one");
-    expect(alone.written.map((m) => (m as { error?: { code: number } }).error?.code ?? "result")).toEqual([-32700, -32600, -32601, -32602, "result"]); // a request's answer waits for its handler's promise
-    expect(alone.handled).toEqual([["new", NEW_SESSION], ["cancel", { sessionId: "s1" }], ["cancel", { sessionId: "s2" }]]);
-    expect(alone.errors).toHaveLength(2);
-    expect(await run("one batch")).toEqual(alone);
+    const alone = await run("one by one", LINES);
+    const wrote = alone.filter((e) => (e as unknown[])[0] === "wrote").map((e) => (e as [string, { error?: { code: number } }])[1]);
+    expect(wrote.map((m) => m.error?.code ?? "result")).toEqual([-32700, -32600, -32601, -32602, "result"]); // a request's answer waits for its handler's promise
+    expect(alone.filter((e) => (e as unknown[])[0] !== "wrote")).toEqual([
+      ["new", NEW_SESSION],
+      ["error", expect.stringContaining("Invalid params for session/cancel")],
+      ["cancel", { sessionId: "s1" }],
+      ["error", "response with unknown id 99"],
+      ["cancel", { sessionId: "s2" }],
+    ]);
+    expect(await run("one batch", LINES)).toEqual(alone);
+  });
+
+  it("handles no line of a batch after a handler closed the connection, as none after it one by one", async () => {
+    const lines = ["s1", "s2", "s3"].map((sessionId) => JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } }));
+    const alone = await run("one by one", lines, "s2");
+    expect(alone).toEqual([["cancel", { sessionId: "s1" }], ["cancel", { sessionId: "s2" }]]);
+    expect(await run("one batch", lines, "s2")).toEqual(alone);
   });
 });
 

@@ -168,6 +168,18 @@ describe("parseOwned.fromLines: result i is that of line i alone", () => {
     expect(seen).toEqual([[1, 0, 3], [2, 1, 3], [3, 2, 3]]);
   });
 
+  it("parses ahead about 64 KiB of text at a time, not the whole batch", () => {
+    const texts = [0, 1, 2].map(() => JSON.stringify("a".repeat(70_000)));
+    const parse = vi.spyOn(JSON, "parse");
+    const parsedBefore: number[] = [];
+    try {
+      owned("v2").fromLines(texts, (value) => (parsedBefore.push(parse.mock.calls.length), { ok: true, value }));
+    } finally {
+      parse.mockRestore();
+    }
+    expect(parsedBefore).toEqual([1, 2, 3]);
+  });
+
   it("returns no results for no lines", () => {
     expect(owned("v2").fromLines([], () => ({ ok: true, value: 1 }))).toEqual([]);
   });

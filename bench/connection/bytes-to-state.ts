@@ -56,7 +56,7 @@ const inReads: Feed = (lines) => {
   let reads = readsCache.get(lines);
   if (reads === undefined) readsCache.set(lines, (reads = readsOf(lines)));
   return (sink) => {
-    for (const { texts } of reads) sink.lines(texts);
+    for (const { texts } of reads) sink.lines!(texts);
   };
 };
 

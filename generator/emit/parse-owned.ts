@@ -53,8 +53,9 @@ const MODULE_DOC = [
   "`parseOwned.fromLines(lines, decode)` does the same for a batch of lines, all parses first.",
 ];
 
-/** The text entry points, exported as `parseOwned.fromText` (one line) and `parseOwned.fromLines` (a batch). */
+/** The text entry point for one line, exported as `parseOwned.fromText`. */
 const FROM_TEXT = "fromText";
+/** The text entry point for a batch of lines, exported as `parseOwned.fromLines`. */
 const FROM_LINES = "fromLines";
 
 class ExactWriter extends DecodeWriter {
@@ -71,13 +72,14 @@ class ExactWriter extends DecodeWriter {
       "Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`",
       "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown",
       "properties (deleted in place, S29) changes.",
-      "Text that is not JSON gives an issue at the root; never throws.",
+      "Text that is not JSON gives an issue at the root; never throws, unless `decode` does.",
     ]);
     const batch = doc([
       "Decodes a batch of lines (those of one read from a stream, say): result `i` equals",
       "`fromText(lines[i], (value) => decode(value, i))`, so `fromLines(lines, parseOwned.X)` decodes each as",
-      "`parseOwned.X`. Every `JSON.parse` runs before the first `decode`, which keeps each one's machine code in",
-      "the CPU's instruction cache (faster than `fromText` line by line). Never throws.",
+      "`parseOwned.X`. The lines are parsed about 64 KiB of text at a time, every `JSON.parse` of those before",
+      "the first `decode` of them, which keeps each one's machine code in the CPU's instruction cache (faster",
+      "than `fromText` line by line). Never throws, unless `decode` does.",
     ]);
     const oneHead = code`function ${name(`parseOwned_${FROM_TEXT}`)}<V>(text: string, decode: (value: unknown) => Result<V>): Result<V>`;
     const batchHead = code`function ${name(`parseOwned_${FROM_LINES}`)}<V>(lines: readonly string[], decode: (value: unknown, index: number) => Result<V>): Result<V>[]`;

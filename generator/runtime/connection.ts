@@ -6,7 +6,7 @@
  * (`connectAgent`, `connectClient`, ...). Nothing here throws at its caller:
  * bad input becomes a JSON-RPC error or an `onError` report.
  */
-import { finish, NotJson, parseEach, parseText } from "./decode.js";
+import { eachParsed, finish, NotJson, parseText } from "./decode.js";
 import type { Issue, Result } from "./result.js";
 import type { Transport } from "./transport.js";
 
@@ -245,10 +245,8 @@ class Connection {
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     transport.start({
       line: (text) => this.receive(parseText(text)),
-      lines: (texts) => {
-        // Every line of the read parsed first, then each handled in order (`parseOwned.fromLines`).
-        for (const message of parseEach(texts)) this.receive(message);
-      },
+      // The lines of a read parsed first (up to 64 KiB of them), then each handled in order (`parseOwned.fromLines`).
+      lines: (texts) => eachParsed(texts, (message) => (this.receive(message), !this.isClosed)),
       problem: (message) => this.report(new Error(message)),
       end: (error) => {
         if (error !== undefined) this.report(error instanceof Error ? error : new Error(String(error)));
@@ -338,8 +336,9 @@ class Connection {
     }
   }
 
-  /** Handles one line, given as what `parseText` made of it. */
+  /** Handles one line, given as what `parseText` made of it; none once the connection is closed. */
   private receive(message: unknown): void {
+    if (this.isClosed) return;
     if (message instanceof NotJson) {
       this.answerError(null, PARSE_ERROR, "Parse error: the line is not JSON");
       return;

@@ -512,7 +512,8 @@ function comparePositions(a: readonly number[], b: readonly number[]): number {
 /**
  * `decode` of the tree `JSON.parse` makes of `text` (one JSON-RPC line, say):
  * the tree is owned by no one else, so an owned-tree decoder may return it as
- * is. Text that is not JSON is an issue at the root; never throws. Keys such
+ * is. Text that is not JSON is an issue at the root; never throws, unless
+ * `decode` does. Keys such
  * as `__proto__` are own data properties of that tree (S34).
  */
 export function fromText<T>(text: string, decode: (value: unknown) => Result<T>): Result<T> {
@@ -521,21 +522,22 @@ export function fromText<T>(text: string, decode: (value: unknown) => Result<T>)
 }
 
 /**
- * `fromText` of each text, as one batch: every `JSON.parse` runs before the
- * first `decode`, so result `i` equals `fromText(texts[i], (v) => decode(v, i))`.
- * Parsing a batch first and checking it after keeps each one's machine code
- * in the CPU's instruction cache, where alternating them evicts `JSON.parse`'s
- * own code between two lines (README, "Owned-tree decoding"). A reader of a
- * stream gets its lines in batches anyway: each read of a pipe (up to 64 KiB)
- * holds all the lines that arrived since the last. Never throws.
+ * `fromText` of each text, as one batch: result `i` equals
+ * `fromText(texts[i], (v) => decode(v, i))`, but the texts are parsed a slice
+ * of about 64 KiB of text at a time, every `JSON.parse` of a slice before the
+ * first `decode` of it. Parsing a batch first and checking it after keeps each
+ * one's machine code in the CPU's instruction cache, where alternating them
+ * evicts `JSON.parse`'s own code between two lines (README, "Owned-tree
+ * decoding"). A reader of a stream gets its lines in batches anyway: each
+ * read of a pipe (up to 64 KiB) holds all the lines that arrived since the
+ * last. Never throws, unless `decode` does.
  */
 export function fromLines<T>(texts: readonly string[], decode: (value: unknown, index: number) => Result<T>): Result<T>[] {
-  const values = parseEach(texts);
   const results: Result<T>[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    results.push(value instanceof NotJson ? value.result : decode(value, i));
-  }
+  eachParsed(texts, (value, index) => {
+    results.push(value instanceof NotJson ? value.result : decode(value, index));
+    return true;
+  });
   return results;
 }
 
@@ -548,7 +550,7 @@ export class NotJson {
   }
 }
 
-/** `JSON.parse` of `text`, or a `NotJson` saying why not; never throws. */
+/** `JSON.parse` of `text`, or a `NotJson` saying why not (the only value of that class it returns); never throws. */
 export function parseText(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -557,9 +559,25 @@ export function parseText(text: string): unknown {
   }
 }
 
-/** `parseText` of each text, in order, all before anything else looks at the trees. */
-export function parseEach(texts: readonly string[]): unknown[] {
-  const values: unknown[] = [];
-  for (let i = 0; i < texts.length; i++) values.push(parseText(texts[i]!));
-  return values;
+/** How much text (in UTF-16 units) `eachParsed` parses ahead of handling it: about one read of a pipe. */
+const PARSED_AHEAD = 64 * 1024;
+
+/**
+ * Hands `handle` what `parseText` makes of each text, with its index, in
+ * order: a slice of texts holding at least `PARSED_AHEAD` of text (or the
+ * rest) is parsed whole before the first of it is handled, so at most that
+ * much parsed data waits. Stops, parsing nothing more, once `handle` returns
+ * false.
+ */
+export function eachParsed(texts: readonly string[], handle: (value: unknown, index: number) => boolean): void {
+  const slice: unknown[] = [];
+  for (let start = 0; start < texts.length; start += slice.length) {
+    slice.length = 0;
+    let size = 0;
+    for (let i = start; i < texts.length && size < PARSED_AHEAD; i++) {
+      slice.push(parseText(texts[i]!));
+      size += texts[i]!.length;
+    }
+    for (let i = 0; i < slice.length; i++) if (!handle(slice[i], start + i)) return;
+  }
 }

@@ -8,14 +8,16 @@
 
 /** What a transport delivers to the connection it was started by. */
 export interface LineSink {
-  /** One line of text without its line ending; blank lines are never delivered. */
+  /** One line of text without its line ending; blank lines are never delivered. A custom transport may deliver every line this way. */
   line(text: string): void;
   /**
    * The complete lines of one read, in order: the same as `line` of each, but
-   * the connection parses them all before it handles the first (faster; see
-   * `parseOwned.fromLines`). Empty batches and blank lines are never delivered.
+   * the connection parses them before it handles the first (faster; see
+   * `parseOwned.fromLines`). Empty batches and blank lines are never
+   * delivered. Optional, so that a sink of before it (one that wraps another
+   * transport's, say) still works: the shipped transports then call `line`.
    */
-  lines(texts: readonly string[]): void;
+  lines?(texts: readonly string[]): void;
   /** A framing problem (a line over `maxLineBytes`, a failed write); the transport goes on. */
   problem(message: string): void;
   /** The input ended (`error` when it failed). Called once. */
@@ -208,7 +210,7 @@ class LineSplitter {
     if (this.batch.length === 0) return;
     const lines = this.batch;
     this.batch = [];
-    this.sink.lines(lines);
+    deliverLines(this.sink, lines);
   }
 
   private keep(part: Uint8Array): void {
@@ -239,10 +241,16 @@ class LineSplitter {
   private tooLong(): void {
     this.pieces = [];
     this.size = 0;
-    this.skipping = true;
     this.deliver(); // the lines before the dropped one come before its report
+    this.skipping = true;
     this.sink.problem(`a line longer than maxLineBytes (${this.maxLineBytes} bytes) was dropped`);
   }
+}
+
+/** Hands `texts` (not empty) to `sink`: as one batch when it takes batches, else line by line. */
+function deliverLines(sink: LineSink, texts: readonly string[]): void {
+  if (sink.lines !== undefined) sink.lines(texts);
+  else for (const text of texts) sink.line(text);
 }
 
 function joinBytes(pieces: readonly Uint8Array[], last: Uint8Array, total: number): Uint8Array {
@@ -325,7 +333,7 @@ class MemoryEnd implements Transport {
     if (sink === undefined || this.ended) return;
     const lines = this.inbox.filter((line) => !isBlank(line));
     this.inbox = [];
-    if (lines.length > 0) sink.lines(lines);
+    if (lines.length > 0) deliverLines(sink, lines);
     if (this.endPending && this.inbox.length === 0) {
       this.ended = true;
       sink.end();

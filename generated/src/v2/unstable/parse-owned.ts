@@ -11001,7 +11001,7 @@ function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySu
  * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
  * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing but unknown
  * properties (deleted in place, S29) changes.
- * Text that is not JSON gives an issue at the root; never throws.
+ * Text that is not JSON gives an issue at the root; never throws, unless `decode` does.
  */
 function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
   return rt.fromText(text, decode);
@@ -11010,8 +11010,9 @@ function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result
 /**
  * Decodes a batch of lines (those of one read from a stream, say): result `i` equals
  * `fromText(lines[i], (value) => decode(value, i))`, so `fromLines(lines, parseOwned.X)` decodes each as
- * `parseOwned.X`. Every `JSON.parse` runs before the first `decode`, which keeps each one's machine code in
- * the CPU's instruction cache (faster than `fromText` line by line). Never throws.
+ * `parseOwned.X`. The lines are parsed about 64 KiB of text at a time, every `JSON.parse` of those before
+ * the first `decode` of them, which keeps each one's machine code in the CPU's instruction cache (faster
+ * than `fromText` line by line). Never throws, unless `decode` does.
  */
 function parseOwned_fromLines<V>(lines: readonly string[], decode: (value: unknown, index: number) => Result<V>): Result<V>[] {
   return rt.fromLines(lines, decode);
