@@ -50,7 +50,7 @@ const MODULE_DOC = [
   "",
   "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
   "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
-  "`parseOwned.fromLines(lines, decode)` does the same for a batch of lines, all parses first.",
+  "`parseOwned.fromLines(lines, decode)` does the same for a batch of lines, parsing them ahead of the checks.",
 ];
 
 /** The text entry point for one line, exported as `parseOwned.fromText`. */
