@@ -756,4 +756,3 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const path = writeCorpus(CORPUS_PATH, { seed: numberArg("seed"), size: numberArg("size") });
   console.log(`wrote ${path}`);
 }
-

@@ -513,8 +513,8 @@ function comparePositions(a: readonly number[], b: readonly number[]): number {
  * `decode` of the tree `JSON.parse` makes of `text` (one JSON-RPC line, say):
  * the tree is owned by no one else, so an owned-tree decoder may return it as
  * is. Text that is not JSON is an issue at the root; never throws, unless
- * `decode` does. Keys such
- * as `__proto__` are own data properties of that tree (S34).
+ * `decode` does. Keys such as `__proto__` are own data properties of that
+ * tree (S34).
  */
 export function fromText<T>(text: string, decode: (value: unknown) => Result<T>): Result<T> {
   const value = parseText(text);
