@@ -9,11 +9,13 @@
  *
  * Text -> value: every row does the same per message: `JSON.parse` the line,
  * route it to its payload `$def` (route.ts, shared), then check the payload
- * with its own validator for that def. One more row is what a user of
+ * with its own validator for that def. Two more rows are what a user of
  * acp-bindings runs on a line: `parseOwned.fromText(line, <envelope decoder>)`,
  * which parses the text and decodes the whole envelope, routing by method
  * inside (the receiving side and, for a response, the asked method are known
- * to a connection; here they are read from the corpus before timing).
+ * to a connection; here they are read from the corpus before timing), and
+ * `parseOwned.fromLines` on the same lines in batches of 64 KiB reads (what
+ * the connection does with each read of a pipe).
  *
  * Values: check-only, on payloads parsed and routed before timing, as the
  * connection's `validateOutgoing` checks the objects it is about to write:

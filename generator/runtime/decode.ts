@@ -566,8 +566,8 @@ const PARSED_AHEAD = 64 * 1024;
  * Hands `handle` what `parseText` makes of each text, with its index, in
  * order: a slice of texts holding at least `PARSED_AHEAD` of text (or the
  * rest) is parsed whole before the first of it is handled, so at most that
- * much parsed data waits. Stops, parsing nothing more, once `handle` returns
- * false.
+ * much text plus one line waits parsed. Stops, parsing nothing more, once
+ * `handle` returns false.
  */
 export function eachParsed(texts: readonly string[], handle: (value: unknown, index: number) => boolean): void {
   const slice: unknown[] = [];
