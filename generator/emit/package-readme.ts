@@ -28,6 +28,11 @@ const MODULE_DOCS: Readonly<Record<string, string>> = {
   "parse.ts":
     "`parse.X(value: unknown): Result<X>`, tolerant like the Rust reference implementation: a malformed optional value is dropped, " +
     "invalid list items are skipped, unknown variants and values are kept. Returns a fresh value, never throws.",
+  "parse-owned.ts":
+    "`parseOwned.X(value)`: `parse.X` for a tree the caller owns and hands over (the one `JSON.parse` just made of a line): " +
+    "checked in place and returned as it is, no copy, when `parse` would at most drop properties (deleted in place); the same " +
+    "result as `parse.X` otherwise. `parseOwned.fromText(line, parseOwned.X)` decodes one line of text, " +
+    "`parseOwned.fromLines(lines, decode)` the lines of one read, parsed ahead of the checks (faster). Never throws (unless a `decode` of yours does).",
   "build.ts":
     "`build.X(...)` for every object type and union variant: the required fields in the call, one chainable setter per optional field " +
     "(`null` clears a three-state field), `.build()` returns a plain JSON object that passes `validate.X`.",
