@@ -65,6 +65,9 @@ function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
 /** How many edits a map keeps in front of its trie before they go into it. */
 const EDITS = 8;
 
+/** What `#lookup` answers for a key the map does not hold (a held key's value may be `undefined`). */
+const ABSENT: unique symbol = Symbol("absent");
+
 /** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
 const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 
@@ -124,8 +127,15 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
-    for (let map: PersistentMap<V> | undefined = this; map !== undefined; map = map.#older) if (map.#key === key) return map.#value;
-    return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
+    const value = this.#lookup(key);
+    return value === ABSENT ? undefined : value;
+  }
+
+  /** The value stored under `key` (which may be `undefined`), or `ABSENT`: the newest pending edit of the key, else the trie's. */
+  #lookup(key: string): V | typeof ABSENT {
+    for (let map: PersistentMap<V> | undefined = this; map !== undefined; map = map.#older) if (map.#key === key) return map.#value as V;
+    const leaf = this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0);
+    return leaf === undefined ? ABSENT : leaf.value;
   }
   /** Whether `value` is a `PersistentMap` (of this runtime). */
   static is(value: unknown): value is PersistentMap<unknown> {
@@ -140,8 +150,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
-    for (let map: PersistentMap<V> | undefined = this; map !== undefined; map = map.#older) if (map.#key === key) return true;
-    return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
+    return this.#lookup(key) !== ABSENT;
   }
 
   /**
