@@ -101,6 +101,8 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #key: string | undefined;
   readonly #value: V | undefined;
   readonly #older: PersistentMap<V> | undefined;
+  /** How many edits are in front of the trie, this version's own included (0 when it has none). */
+  readonly #pending: number;
 
   private constructor(root: Trie<V> | undefined, size: number, key: string | undefined, value: V | undefined, older: PersistentMap<V> | undefined) {
     this.#root = root;
@@ -108,6 +110,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     this.#key = key;
     this.#value = value;
     this.#older = older;
+    this.#pending = key === undefined ? 0 : older!.#pending + 1;
   }
 
   /** The number of entries. */
@@ -174,9 +177,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   /** The map with the edit `key` = `value` in front (or, as the `EDITS`th edit, all of them in the trie), of `size` entries. */
   #edited(key: string, value: V, size: number): PersistentMap<V> {
     const edit = new PersistentMap(this.#root, size, key, value, this);
-    let count = 0;
-    for (let map: PersistentMap<V> | undefined = edit; map.#key !== undefined; map = map.#older!) count++;
-    return count < EDITS ? edit : new PersistentMap(edit.#settled(), size, undefined, undefined, undefined);
+    return edit.#pending < EDITS ? edit : new PersistentMap(edit.#settled(), size, undefined, undefined, undefined);
   }
 
   /**
