@@ -15,7 +15,9 @@
  * as keys; wrong types, huge integers, vendor tags as values), retag a union,
  * or, for one message in 2,000, nest a value 10^3, 10^4 or 10^5 levels deep.
  * Each message then goes through `validate.X` (and `{ all: true }` when invalid), `parse.X` (and `{ forgiven: true }` when it decodes; `parse.XFor` for
- * responses), `parseOwned.X` (on its own copy), and, when it carries a session
+ * responses), `parseOwned.X` (on its own copy), its JSON text through
+ * `parseOwned.fromText` and, 64 texts at a time, `parseOwned.fromLines` (both
+ * compared with `parse.X` of `JSON.parse` of the text), and, when it carries a session
  * update: `parse.SessionUpdate`, `reduceSession`, `apply.<payload type>`,
  * `applyMeta`, and a `build.SessionUpdateToolCallUpdate` holding the message as
  * `rawInput` (which must then validate). Every input is fingerprinted before
@@ -254,6 +256,15 @@ function updateOf(seed: Seed, value: any): unknown {
   return undefined;
 }
 
+/** `JSON.stringify(value)`, or undefined for a value too deep for it (it recurses). */
+function jsonText(value: Json): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function run(surface: Surface, messages: number, seed: number, corpusSize: number | undefined, counts: Counts): void {
   const entry = ENTRIES[surface];
   const seeds = seedsOf(surface, corpusSize);
@@ -262,6 +273,8 @@ function run(surface: Surface, messages: number, seed: number, corpusSize: numbe
   let state = entry.emptySessionState();
   let stored = new Map<string, unknown>();
   let meta: unknown;
+  /** Texts waiting for `fromLines`, each with its decoder and the fingerprint of `parse`'s result for it. */
+  const texts: { text: string; decode: Fn; expected: string }[] = [];
 
   const call = <T>(name: string, fn: () => T): T | undefined => {
     counts.calls.set(name, (counts.calls.get(name) ?? 0) + 1);
@@ -273,6 +286,15 @@ function run(surface: Surface, messages: number, seed: number, corpusSize: numbe
       if (!counts.firstThrows.some((line) => line.startsWith(where))) counts.firstThrows.push(where + String((error as Error).message).slice(0, 200));
       return undefined;
     }
+  };
+
+  /** `fromLines` of the waiting texts, each result compared with `parse`'s. */
+  const flushTexts = (): void => {
+    const results = call("parseOwned.fromLines", () => entry.parseOwned.fromLines!(texts.map((t) => t.text), (v: unknown, i: number) => texts[i]!.decode(v)));
+    results?.forEach((result: Json, i: number) => {
+      if (fingerprint(result, true) !== texts[i]!.expected) counts.ownedDisagreements++;
+    });
+    texts.length = 0;
   };
 
   for (let n = 0; n < messages; n++) {
@@ -306,6 +328,18 @@ function run(surface: Surface, messages: number, seed: number, corpusSize: numbe
       if (told && (!told.ok || !Array.isArray(told.forgiven) || fingerprint(told.value, true) !== fingerprint(parsed.value, true))) counts.forgivenWrong++;
     }
     if (parsed && ownedResult && fingerprint(parsed, true) !== fingerprint(ownedResult, true)) counts.ownedDisagreements++;
+    const text = jsonText(value);
+    if (text !== undefined) {
+      const decode: Fn = asked ? (v) => entry.parseOwned[`${s.type}For`]!(asked, v) : entry.parseOwned[s.type]!;
+      const reparsed = call(`parse.${s.type}${asked ? "For" : ""}`, () => (asked ? entry.parse[`${s.type}For`]!(asked, JSON.parse(text)) : entry.parse[s.type]!(JSON.parse(text))));
+      const fromText = call("parseOwned.fromText", () => entry.parseOwned.fromText!(text, decode));
+      if (reparsed !== undefined) {
+        const expected = fingerprint(reparsed, true);
+        if (fromText && fingerprint(fromText, true) !== expected) counts.ownedDisagreements++;
+        texts.push({ text, decode, expected });
+        if (texts.length === 64) flushTexts();
+      }
+    }
     if ((parsed?.ok && !plainPrototypes(parsed.value)) || (ownedResult?.ok && !plainPrototypes(ownedResult.value))) counts.prototypeChanges++;
 
     const update = updateOf(s, value);
@@ -331,6 +365,7 @@ function run(surface: Surface, messages: number, seed: number, corpusSize: numbe
     if (fingerprint(value) !== before) counts.mutations++;
     if (!prototypesUntouched()) counts.prototypeChanges++;
   }
+  if (texts.length > 0) flushTexts();
 }
 
 function main(): void {
