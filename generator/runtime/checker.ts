@@ -1,4 +1,4 @@
-import { forgiven, isObject, put } from "./decode.js";
+import { forgiven, isObject, NotJson, parseText, put } from "./decode.js";
 import type { Result } from "./result.js";
 
 /*
@@ -99,12 +99,8 @@ class TrafficChecker {
 
   line(lineNo: number, text: string): void {
     this.lineNo = lineNo;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return this.add("violation", "", "not JSON");
-    }
+    const message = parseText(text);
+    if (message instanceof NotJson) return this.add("violation", "", "not JSON");
     if (!isObject(message) || message.jsonrpc !== "2.0") return this.add("violation", "", "not a JSON-RPC 2.0 message");
     const id = message.id;
     if (typeof message.method === "string") {
