@@ -45,7 +45,7 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   if (model.session.mirror) reexports.push(code`export { subagentStatus, type SubagentStatusProjection } from ${`${context.runtime}/subagent.js`};`);
   f.print(lines(reexports));
   f.print(...localPatches(semantics, names));
-  f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
+  f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots), ...slotAccess(slots));
   // The first-issue check (validate-first.ts), not `validate.X`: a bundle of the reducer then keeps no all-issues collector.
   const validate = code`(value: unknown) => ${f.import(`${context.runtime}/decode.js`, "finish")}(${f.importAll(FIRST_ISSUE_MODULE, "first")}.${name(semantics.union)}(value) ? value : undefined)`;
   f.print(tableConst(model, slots, names, validate, f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
@@ -190,6 +190,27 @@ function stateCopy(slots: readonly Slot[]): Code {
   ])}`;
 }
 
+/**
+ * `readSlot` and `writeSlot`: a state's slot by its name, through a `switch` of named
+ * accesses (the runtime's fast paths get the slot name as a value; `state[slot]` with a
+ * key that varies is a megamorphic lookup). Any other name is read and written by key.
+ */
+function slotAccess(slots: readonly Slot[]): [Code, Code] {
+  const [state, value] = [code`state`, code`value`];
+  const reads = slots.map((s) => clause(code`case ${s.name}:`, [code`return ${member(state, s.name)};`]));
+  const writes = slots.map((s) => clause(code`case ${s.name}:`, [code`${member(state, s.name)} = ${value};`, code`return;`]));
+  const readDoc = doc(["`state[slot]` by a named access per slot (`SessionTable.read`)."]);
+  const writeDoc = doc(["`state[slot] = value` by a named access per slot, on a state copy (`SessionTable.write`)."]);
+  return [
+    code`${readDoc}${block(code`function readSlot(state: Record<string, unknown>, slot: string): unknown`, [
+      block(code`switch (slot)`, [...reads, clause(code`default:`, [code`return state[slot];`])]),
+    ])}`,
+    code`${writeDoc}${block(code`function writeSlot(state: Record<string, unknown>, slot: string, value: unknown): void`, [
+      block(code`switch (slot)`, [...writes, clause(code`default:`, [code`state[slot] = value;`])]),
+    ])}`,
+  ];
+}
+
 /** The reducer's table; `validate` checks a stored value as an update (first issue). */
 function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, validate: Code, uniformRoute: Code, sessionTable: Code): Code {
   const { semantics } = model;
@@ -211,6 +232,8 @@ function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, v
       wrapped(code`stored: {`, slots.flatMap((s) => (s.shape ? [code`${literalKey(s.name)}: ${storedAs(semantics, s.shape)},`] : [])), code`},`),
       code`validate: ${validate},`,
       code`copy: copyState,`,
+      code`read: readSlot,`,
+      code`write: writeSlot,`,
     ],
     code`};`,
   );

@@ -1,7 +1,7 @@
 import { appendBase64 } from "./base64.js";
 import { copyJson, isObject, put } from "./decode.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
-import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
+import { adopt, adoptBy, type Adopt, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
 
@@ -106,6 +106,14 @@ export interface SessionTable {
    * several times slower).
    */
   copy(state: object): JsonObject;
+  /**
+   * `state[slot]`, written by the generator as a `switch` over the slot names: a keyed
+   * access whose key varies from call to call is a megamorphic lookup, several times
+   * dearer than a named one (the fast paths read and write a map slot per update).
+   */
+  read(state: JsonObject, slot: string): unknown;
+  /** `state[slot] = value` on a fresh copy (`copy`), written like `read`. */
+  write(state: JsonObject, slot: string, value: unknown): void;
 }
 
 /** One entry of `SessionState.timeline`: a map slot's name and the entity's id. */
@@ -175,17 +183,17 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
   const from = isAdopted(table, state as State, route.slot) ? (state as State) : adoptState(table, state as State);
-  const current = from[route.slot];
-  const before = adoptBy(owned ? share : copyJson);
+  const current = table.read(from, route.slot);
+  const before = copying(owned);
   let next: unknown;
   try {
     next = step(route, current, update, table.tag);
   } finally {
-    adoptBy(before);
+    copied(before);
   }
   if (next === current) return from === state ? state : (from as S);
   const copy = table.copy(from);
-  copy[route.slot] = next;
+  table.write(copy, route.slot, next);
   if (PersistentMap.is(next)) copy["timeline"] = retimed(from["timeline"] as Timeline, route, update, (current as Entities).size, next.size);
   else freezeJson(next);
   return copy as S;
@@ -199,15 +207,15 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
  * the general way.
  */
 export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], owned: boolean): S {
-  const map = fastPathMap(state as State, slot, id);
+  const map = fastPathMap(table, state as State, slot, id);
   if (map === undefined) return reduce(table, state, update, owned);
   const old = map.peek(id as string) as object | undefined;
-  const before = adoptBy(owned ? share : copyJson);
+  const before = copying(owned);
   let entity: object;
   try {
     entity = patch(old, update);
   } finally {
-    adoptBy(before);
+    copied(before);
   }
   return storeEntity(table, state as State, slot, id as string, entity, old !== undefined) as S;
 }
@@ -224,7 +232,7 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  * string, goes the general way.
  */
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
-  const map = fastPathMap(state as State, slot, id);
+  const map = fastPathMap(table, state as State, slot, id);
   const old = map?.peek(id as string) as JsonObject | null | undefined;
   if (map !== undefined && old === undefined) return firstSight(table, state as State, update, slot, id as string, item, owned) as S;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
@@ -245,19 +253,36 @@ export function appendItem<S>(table: SessionTable, state: S, update: JsonObject,
  */
 function firstSight(table: SessionTable, state: State, update: JsonObject, slot: string, id: string, item: unknown, owned: boolean): State {
   const route = table.routes.get(update[table.tag] as string) as Extract<Route, { op: "append" }>;
-  const before = adoptBy(owned ? share : copyJson);
+  const before = copying(owned);
   let entity: JsonObject | undefined;
   try {
     entity = append(route, undefined, item, id, update);
   } finally {
-    adoptBy(before);
+    copied(before);
   }
   return entity === undefined ? state : storeEntity(table, state, slot, id, entity, false);
 }
 
+/**
+ * Starts a patch or step that takes values from an update: unless `owned`, they
+ * are copied (`copyJson`) until `copied` is called with what this returns. An
+ * owned update leaves the setting alone: its default, `share`, is what it
+ * needs, and switching costs two stores per update on the trusted path. (A
+ * reducer called from inside a copying one, by a getter of a caller-built
+ * update, then copies too: equal values, and still pure.)
+ */
+function copying(owned: boolean): Adopt | undefined {
+  return owned ? undefined : adoptBy(copyJson);
+}
+
+/** Ends what `copying` started: restores the setting it replaced, if it replaced one. */
+function copied(before: Adopt | undefined): void {
+  if (before !== undefined) adoptBy(before);
+}
+
 /** The map of `slot` when the fast paths can take the update: a string id, our own map and timeline (no adoption due). */
-function fastPathMap(state: State, slot: string, id: unknown): PersistentMap<unknown> | undefined {
-  const map = state[slot];
+function fastPathMap(table: SessionTable, state: State, slot: string, id: unknown): PersistentMap<unknown> | undefined {
+  const map = table.read(state, slot);
   return typeof id === "string" && PersistentMap.is(map) && isOwnTimeline(state["timeline"]) ? map : undefined;
 }
 
@@ -267,9 +292,9 @@ function fastPathMap(state: State, slot: string, id: unknown): PersistentMap<unk
  */
 function storeEntity(table: SessionTable, from: State, slot: string, id: string, entity: object, held: boolean): State {
   const copy = table.copy(from);
-  const map = from[slot] as PersistentMap<unknown>;
+  const map = table.read(from, slot) as PersistentMap<unknown>;
   const next = held ? map.withHeld(id, entity) : map.with(id, entity);
-  copy[slot] = next;
+  table.write(copy, slot, next);
   if (next.size !== map.size) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
   return copy;
 }
@@ -308,7 +333,7 @@ function entityId(route: Route, update: JsonObject): string {
 
 /** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
 function isAdopted(table: SessionTable, state: State, slot: string): boolean {
-  return isOwnTimeline(state["timeline"]) && (PersistentMap.is(state[slot]) || !table.maps.includes(slot));
+  return isOwnTimeline(state["timeline"]) && (PersistentMap.is(table.read(state, slot)) || !table.maps.includes(slot));
 }
 
 /**

@@ -135,6 +135,106 @@ function copyState(state: SessionState): Record<string, unknown> {
   return copy;
 }
 
+/**
+ * `state[slot]` by a named access per slot (`SessionTable.read`).
+ */
+function readSlot(state: Record<string, unknown>, slot: string): unknown {
+  switch (slot) {
+    case "toolCalls":
+      return state.toolCalls;
+    case "userMessages":
+      return state.userMessages;
+    case "agentMessages":
+      return state.agentMessages;
+    case "agentThoughts":
+      return state.agentThoughts;
+    case "sessionMessages":
+      return state.sessionMessages;
+    case "terminals":
+      return state.terminals;
+    case "compactions":
+      return state.compactions;
+    case "subagents":
+      return state.subagents;
+    case "plans":
+      return state.plans;
+    case "state":
+      return state.state;
+    case "availableCommands":
+      return state.availableCommands;
+    case "configOptions":
+      return state.configOptions;
+    case "info":
+      return state.info;
+    case "usage":
+      return state.usage;
+    case "notices":
+      return state.notices;
+    case "custom":
+      return state.custom;
+    default:
+      return state[slot];
+  }
+}
+
+/**
+ * `state[slot] = value` by a named access per slot, on a state copy (`SessionTable.write`).
+ */
+function writeSlot(state: Record<string, unknown>, slot: string, value: unknown): void {
+  switch (slot) {
+    case "toolCalls":
+      state.toolCalls = value;
+      return;
+    case "userMessages":
+      state.userMessages = value;
+      return;
+    case "agentMessages":
+      state.agentMessages = value;
+      return;
+    case "agentThoughts":
+      state.agentThoughts = value;
+      return;
+    case "sessionMessages":
+      state.sessionMessages = value;
+      return;
+    case "terminals":
+      state.terminals = value;
+      return;
+    case "compactions":
+      state.compactions = value;
+      return;
+    case "subagents":
+      state.subagents = value;
+      return;
+    case "plans":
+      state.plans = value;
+      return;
+    case "state":
+      state.state = value;
+      return;
+    case "availableCommands":
+      state.availableCommands = value;
+      return;
+    case "configOptions":
+      state.configOptions = value;
+      return;
+    case "info":
+      state.info = value;
+      return;
+    case "usage":
+      state.usage = value;
+      return;
+    case "notices":
+      state.notices = value;
+      return;
+    case "custom":
+      state.custom = value;
+      return;
+    default:
+      state[slot] = value;
+  }
+}
+
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
@@ -187,6 +287,8 @@ const TABLE: SessionTable = {
   },
   validate: (value: unknown) => finish(first.SessionUpdate(value) ? value : undefined),
   copy: copyState,
+  read: readSlot,
+  write: writeSlot,
 };
 
 /**
