@@ -372,9 +372,10 @@ export function forgetNotesSince(mark: number): void {
  * deleted, so no key goes unless all do. When the check held, the unknown keys
  * it noted go (S29): deleted in place from the parts of `value`, while `value`
  * itself, should it have some, is replaced by a fresh object holding its other
- * members, in order (a `delete` there would turn the top object into a
- * dictionary, much dearer; a JSON-RPC envelope's wrapper rebuilds its top
- * itself and notes nothing there). A check never backtracks (any "no" ends
+ * members, in order (a `delete` of any key but the last one added turns an
+ * object into a dictionary, much dearer, and the top object is what the caller
+ * reads most; a JSON-RPC envelope's wrapper rebuilds its top itself and notes
+ * nothing there). A check never backtracks (any "no" ends
  * it), and the custom variant's mixin is not checked by key, so every noted
  * key belongs to a part that holds. `__proto__` goes like any other key (S34).
  */
