@@ -220,7 +220,7 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
   } finally {
     copied(before);
   }
-  return storeEntity(table, state as State, slot, id as string, entity, old !== undefined) as S;
+  return storeEntity(table, state as State, slot, map, id as string, entity, old !== undefined) as S;
 }
 
 /**
@@ -236,15 +236,16 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  */
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
   const map = fastPathMap(table, state as State, slot, id);
-  const old = map?.peek(id as string) as JsonObject | null | undefined;
-  if (map !== undefined && old === undefined) return firstSight(table, state as State, update, slot, id as string, item, owned) as S;
+  if (map === undefined) return reduce(table, state, update, owned);
+  const old = map.peek(id as string) as JsonObject | null | undefined;
+  if (old === undefined) return firstSight(table, state as State, update, slot, map, id as string, item, owned) as S;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
-  if (old === undefined || old === null) return reduce(table, state, update, owned);
+  if (old === null) return reduce(table, state, update, owned);
   const current = old[into];
   const entity = { ...old };
   // S34: `into` is a list field named by the reviewed overlay (never a prototype key), not a wire key.
   entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
-  return storeEntity(table, state as State, slot, id as string, entity, true) as S;
+  return storeEntity(table, state as State, slot, map, id as string, entity, true) as S;
 }
 
 /**
@@ -254,7 +255,7 @@ export function appendItem<S>(table: SessionTable, state: S, update: JsonObject,
  * `undefined` is listed already). (The general way, minus the checks the
  * fast path has made.)
  */
-function firstSight(table: SessionTable, state: State, update: JsonObject, slot: string, id: string, item: unknown, owned: boolean): State {
+function firstSight(table: SessionTable, state: State, update: JsonObject, slot: string, map: PersistentMap<unknown>, id: string, item: unknown, owned: boolean): State {
   const route = table.routes.get(update[table.tag] as string) as Extract<Route, { op: "append" }>;
   const before = copying(owned);
   let entity: JsonObject | undefined;
@@ -263,7 +264,7 @@ function firstSight(table: SessionTable, state: State, update: JsonObject, slot:
   } finally {
     copied(before);
   }
-  return entity === undefined ? state : storeEntity(table, state, slot, id, entity, false);
+  return entity === undefined ? state : storeEntity(table, state, slot, map, id, entity, false);
 }
 
 /**
@@ -290,12 +291,12 @@ function fastPathMap(table: SessionTable, state: State, slot: string, id: unknow
 }
 
 /**
- * The next state: `entity` stored under `id` in `slot`, joining the timeline
- * when it is new to the map. `held`: the caller read a stored value under `id`.
+ * The next state: `entity` stored under `id` in `slot` (whose map, `map`, the
+ * caller read), joining the timeline when it is new to the map. `held`: the
+ * caller read a stored value under `id`.
  */
-function storeEntity(table: SessionTable, from: State, slot: string, id: string, entity: object, held: boolean): State {
+function storeEntity(table: SessionTable, from: State, slot: string, map: PersistentMap<unknown>, id: string, entity: object, held: boolean): State {
   const copy = table.copy(from);
-  const map = table.read(from, slot) as PersistentMap<unknown>;
   const next = held ? map.withHeld(id, entity) : map.with(id, entity);
   table.write(copy, slot, next);
   if (next.size !== map.size) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
