@@ -185,8 +185,11 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   const tag = update[table.tag];
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
-  const from = isAdopted(table, state as State, route.slot) ? (state as State) : adoptState(table, state as State);
-  const current = table.read(from, route.slot);
+  // Nothing to adopt when the slot the route writes and the timeline are this runtime's own.
+  const held = table.read(state as State, route.slot);
+  const adopted = isOwnTimeline((state as State)["timeline"]) && (PersistentMap.is(held) || !table.maps.includes(route.slot));
+  const from = adopted ? (state as State) : adoptState(table, state as State);
+  const current = adopted ? held : table.read(from, route.slot);
   const before = copying(owned);
   let next: unknown;
   try {
@@ -333,11 +336,6 @@ function entityId(route: Route, update: JsonObject): string {
     default:
       return update[route.key!] as string;
   }
-}
-
-/** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
-function isAdopted(table: SessionTable, state: State, slot: string): boolean {
-  return isOwnTimeline(state["timeline"]) && (PersistentMap.is(table.read(state, slot)) || !table.maps.includes(slot));
 }
 
 /**
