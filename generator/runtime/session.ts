@@ -183,10 +183,10 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
   // Nothing to adopt when the slot the route writes and the timeline are this runtime's own.
-  const held = table.read(state as State, route.slot);
-  const adopted = isOwnTimeline((state as State)["timeline"]) && (PersistentMap.is(held) || !table.maps.includes(route.slot));
+  const inSlot = table.read(state as State, route.slot);
+  const adopted = isOwnTimeline((state as State)["timeline"]) && (PersistentMap.is(inSlot) || !table.maps.includes(route.slot));
   const from = adopted ? (state as State) : adoptState(table, state as State);
-  const current = adopted ? held : table.read(from, route.slot);
+  const current = adopted ? inSlot : table.read(from, route.slot);
   const before = copying(owned);
   let next: unknown;
   try {
