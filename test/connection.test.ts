@@ -279,6 +279,28 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 
+  it("queues synchronous handlers behind an async one, reports a handler that throws or rejects, and goes on in order", async () => {
+    const order: string[] = [];
+    const { raw, errors } = agentWithRawClient({
+      "session/cancel": ({ sessionId }) => {
+        order.push(sessionId);
+        if (sessionId === "a") return new Promise<void>((resolve) => setTimeout(resolve, 20));
+        if (sessionId === "b") throw new Error("b failed");
+        if (sessionId === "d") return Promise.reject(new Error("d failed"));
+        return undefined;
+      },
+    });
+    for (const id of ["a", "b", "c", "d", "e"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: id } });
+    // "a" is still running: the others wait behind it.
+    expect(order).toEqual(["a"]);
+    while (order.length < 5 || errors.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order).toEqual(["a", "b", "c", "d", "e"]);
+    expect(errors.map((e) => e.message)).toEqual(["b failed", "d failed"]);
+    // With the queue drained, a synchronous handler runs as its line arrives.
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "f" } });
+    expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
   it("handles requests concurrently: a handler waiting for a later request does not block it", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
