@@ -44,6 +44,7 @@ function startRuns() {
   const started = {
     fuzz: shell(QUICK_RUNS.fuzz, ROOT),
     budgets: shell(QUICK_RUNS.budgets, ROOT),
+    terminalOutput: shell(QUICK_RUNS.terminalOutput, ROOT),
     generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
     schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
   };
@@ -114,6 +115,22 @@ describe("the quick runs, as written", () => {
     for (const row of rows) expect(row).toMatch(/ — (met|\*\*missed\*\*)|met \|$/);
     expect(run.stdout).toContain("1 runs per consumer");
   }, 240_000);
+});
+
+describe("the terminal-output bench's quick run, as written", () => {
+  it(QUICK_RUNS.terminalOutput, async () => {
+    const run = await runs.terminalOutput;
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.split("\n").filter((line) => /^\| [\d,]+ \|/.test(line));
+    // Each size with each contender (the hand-written one too: 200 chunks are within --naive-upto); the bench exits 1 on a wrong output.
+    expect(rows.map((row) => row.split(" | ").slice(0, 1).concat(row.split(" | ")[2]!))).toEqual(
+      ["100", "200"].flatMap((n) => [
+        [`| ${n}`, "ours: reduceSession"],
+        [`| ${n}`, "ours: reduceSessionOwned (trusted)"],
+        [`| ${n}`, "hand-written in place: decode the output, append, encode"],
+      ]),
+    );
+  }, 120_000);
 });
 
 describe("the other commands this file runs, as written", () => {

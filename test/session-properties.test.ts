@@ -143,6 +143,50 @@ describe("reduceSession properties", () => {
       }),
     );
   });
+
+  it("S12 v2/unstable: every kept state holds its own output, with snapshots, unpadded chunks, two terminals and a branch from any state", () => {
+    type Terminals = { terminals: ReadonlyMap<string, { output?: { data: string } }> };
+    const step = fc.record({
+      terminalId: fc.constantFrom("t", "u"),
+      snapshot: fc.boolean(),
+      bytes: fc.uint8Array({ maxLength: 8 }),
+      padded: fc.boolean(),
+    });
+    const text = (bytes: Uint8Array, padded: boolean) => {
+      const base64 = Buffer.from(bytes).toString("base64");
+      return padded ? base64 : base64.replace(/=+$/, "");
+    };
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 16 }), fc.nat(), step, (steps, at, branch) => {
+        const { emptySessionState, reduceSession } = sessionOf("v2/unstable");
+        // The model: a snapshot's data is kept as sent (S12); a chunk's bytes are appended and the whole re-encoded.
+        const model = (outputs: Map<string, string>, s: (typeof steps)[number]) => {
+          const data = text(s.bytes, s.padded);
+          const next = new Map(outputs);
+          if (s.snapshot) next.set(s.terminalId, data);
+          else next.set(s.terminalId, Buffer.concat([Buffer.from(outputs.get(s.terminalId) ?? "", "base64"), Buffer.from(s.bytes)]).toString("base64"));
+          return next;
+        };
+        const update = (s: (typeof steps)[number]) =>
+          s.snapshot
+            ? { sessionUpdate: "terminal_update", terminalId: s.terminalId, output: { data: text(s.bytes, s.padded) } }
+            : { sessionUpdate: "terminal_output_chunk", terminalId: s.terminalId, data: text(s.bytes, s.padded) };
+        const states: Terminals[] = [emptySessionState() as Terminals];
+        const expected: Map<string, string>[] = [new Map()];
+        for (const s of steps) {
+          states.push(reduceSession(states.at(-1)!, update(s)) as Terminals);
+          expected.push(model(expected.at(-1)!, s));
+        }
+        // A branch from an earlier state extends that state's output, not the latest one.
+        const from = at % states.length;
+        const branched = reduceSession(states[from]!, update(branch)) as Terminals;
+        const outputsOf = (state: Terminals) => new Map([...state.terminals].flatMap(([id, t]) => (t.output ? [[id, t.output.data] as const] : [])));
+        expect(outputsOf(branched)).toEqual(model(expected[from]!, branch));
+        states.forEach((state, i) => expect(outputsOf(state)).toEqual(expected[i]));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe("S12 base64", () => {

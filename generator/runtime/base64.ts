@@ -83,18 +83,60 @@ export function encodePortable(bytes: Uint8Array): string {
 }
 
 /**
- * base64 of the bytes of `stored` followed by the bytes of `chunk` (S12).
- * Only the last 4-character group of `stored` is decoded again, so appending
- * costs the chunk's size, not the output's. `undefined` when `chunk` (or that
- * last group) is not base64.
+ * An output `appendOutput` made, split where the next chunk joins it: `data`
+ * is `whole` (the base64 of its whole 3-byte groups) followed by `rest` (the
+ * padded base64 of the 0-2 bytes after them, or "").
  */
-export function appendBase64(stored: string, chunk: string): string | undefined {
-  const cut = stored.length % 4 === 0 ? Math.max(0, stored.length - 4) : 0;
-  const tail = decodeBase64(stored.slice(cut));
+interface OutputEnd {
+  /** The output's `data`, this very string: a holder whose `data` was replaced is read again. */
+  readonly data: string;
+  readonly whole: string;
+  readonly rest: string;
+}
+
+/**
+ * The split of each output object `appendOutput` made, by that object. With
+ * it the next chunk never reads the output's text: reading the end of a
+ * string built by `+` makes the engine copy all of it first, so appending
+ * by reading it cost the output's size per chunk (README, "Terminal output").
+ */
+const ends = new WeakMap<object, OutputEnd>();
+
+/**
+ * `{ data }` holding the base64 of the bytes of `output.data` (none when
+ * `output` holds no string `data`) followed by the bytes of `chunk` (S12), or
+ * `undefined` when `chunk` is not base64 (nor the end of `output.data`). An
+ * output this function made is extended without reading its text, so a chunk
+ * costs its own size, however long the output; any other output is read once.
+ */
+export function appendOutput(output: unknown, chunk: string): { data: string } | undefined {
   const added = decodeBase64(chunk);
-  if (tail === undefined || added === undefined) return undefined;
-  const bytes = new Uint8Array(tail.length + added.length);
-  bytes.set(tail);
-  bytes.set(added, tail.length);
-  return stored.slice(0, cut) + encodeBase64(bytes);
+  const end = added === undefined ? undefined : endOf(output);
+  if (added === undefined || end === undefined) return undefined;
+  const restBytes = decodeBase64(end.rest)!;
+  const bytes = new Uint8Array(restBytes.length + added.length);
+  bytes.set(restBytes);
+  bytes.set(added, restBytes.length);
+  const { whole, rest } = split(end.whole, bytes);
+  const data = whole + rest;
+  const made = { data };
+  ends.set(made, { data, whole, rest });
+  return made;
+}
+
+/** `whole` followed by the base64 of `bytes`, split where a next chunk would join it. */
+function split(whole: string, bytes: Uint8Array): { whole: string; rest: string } {
+  const cut = bytes.length - (bytes.length % 3);
+  return { whole: whole + encodeBase64(bytes.subarray(0, cut)), rest: cut < bytes.length ? encodeBase64(bytes.subarray(cut)) : "" };
+}
+
+/** Where `output` ends: as recorded when this module made it, else read from its text (its last 4-character group decoded again). */
+function endOf(output: unknown): OutputEnd | undefined {
+  const holder = typeof output === "object" && output !== null ? (output as { data?: unknown }) : undefined;
+  const data = typeof holder?.data === "string" ? holder.data : "";
+  const known = holder === undefined ? undefined : ends.get(holder);
+  if (known !== undefined && known.data === data) return known;
+  const cut = data.length % 4 === 0 ? Math.max(0, data.length - 4) : 0;
+  const tail = decodeBase64(data.slice(cut));
+  return tail === undefined ? undefined : { data, ...split(data.slice(0, cut), tail) };
 }

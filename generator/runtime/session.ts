@@ -1,4 +1,4 @@
-import { appendBase64 } from "./base64.js";
+import { appendOutput } from "./base64.js";
 import { copyJson, isObject, put } from "./decode.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, type Adopt, type JsonObject } from "./patch.js";
@@ -424,10 +424,8 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
   const current = entity[route.into];
   let value: unknown;
   if (route.bytes) {
-    const data = isObject(current) && typeof current["data"] === "string" ? current["data"] : "";
-    const appended = typeof item === "string" ? appendBase64(data, item) : undefined;
-    if (appended === undefined) return undefined;
-    value = { data: appended };
+    value = typeof item === "string" ? appendOutput(current, item) : undefined;
+    if (value === undefined) return undefined;
   } else {
     value = appended(Array.isArray(current) ? (current as unknown[]) : [], adopt(item));
   }
