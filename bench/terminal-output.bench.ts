@@ -14,13 +14,16 @@
  *   encoding again, on one mutable state. It is run up to `--naive-upto`
  *   chunks: beyond, one round of it takes minutes.
  * Every contender's end output is checked against the base64 of all the bytes.
+ * Run with `--expose-gc`, it also reports the heap the newest state holds after
+ * `reduceSession` folded each output (nothing else kept), beside the output's
+ * own length: what the pieces of a string built by joins cost.
  *
  * Options: `--chunks 1000,2000,4000,8000` (outputs of that many chunks),
  * `--bytes 1024` (per chunk), `--rounds 5` (timed, after one warm-up),
  * `--naive-upto 2000`.
  */
 import { emptySessionState, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
-import { median } from "./harness.js";
+import { gc, median } from "./harness.js";
 import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
 
 /** The value of `--name`, or `fallback`. */
@@ -94,9 +97,25 @@ function perChunk(times: readonly number[], count: number): string {
   return `${us(median(sorted))} (${us(sorted[Math.floor((sorted.length - 1) * 0.1)]!)}–${us(sorted[Math.ceil((sorted.length - 1) * 0.9)]!)})`;
 }
 
+/** Heap (MB) that the state `reduceSession` folds from `updates` holds: the heap with it, less the heap once it is dropped; undefined without `--expose-gc`. */
+function retainedMegabytes(updates: readonly SessionUpdate[]): number | undefined {
+  if ((globalThis as { gc?: unknown }).gc === undefined) return undefined;
+  const heap = () => (gc(), gc(), process.memoryUsage().heapUsed);
+  let state: SessionState | undefined = emptySessionState();
+  for (const update of updates) state = reduceSession(state!, update);
+  if ((state as unknown as Terminals).terminals.get("t")?.output?.data === undefined) throw new Error("no output");
+  // Held by an array that is emptied after the first reading: in use across it, unreachable for the second.
+  const kept: unknown[] = [state];
+  state = undefined;
+  const withState = heap();
+  kept.length = 0;
+  return (withState - heap()) / 1e6;
+}
+
 console.log(`node ${process.version}, ${bytesPerChunk} bytes per chunk, ${rounds} timed rounds after 1 warm-up, contenders interleaved`);
 console.log("\n| chunks | output | contender | µs per chunk, median (p10–p90) | time ÷ ours: reduceSession |");
 console.log("|---:|---:|---|---:|---:|");
+const memory: string[] = [];
 for (const count of chunkCounts) {
   const { updates, expected } = workload(count);
   const running = CONTENDERS.filter((c) => c !== naive || count <= naiveUpTo);
@@ -115,6 +134,14 @@ for (const count of chunkCounts) {
     }
   }
   const base = median(times[0]!);
-  const size = `${(expected.length / 1024 / 1024).toFixed(2)} MB`;
+  const size = `${(expected.length / 1e6).toFixed(2)} MB`;
   running.forEach((c, i) => console.log(`| ${count.toLocaleString("en-US")} | ${size} | ${c.name} | ${perChunk(times[i]!, count)} | ${(median(times[i]!) / base).toFixed(2)}× |`));
+  const held = retainedMegabytes(updates);
+  if (held !== undefined) memory.push(`| ${count.toLocaleString("en-US")} | ${size} | ${held.toFixed(2)} MB | ${(held / (expected.length / 1e6)).toFixed(2)}× |`);
+}
+if (memory.length > 0) {
+  console.log("\nHeap held by the newest state after `reduceSession` folded the output: the heap with it less the heap without it (two full GCs before each reading; the output is one-byte text)");
+  console.log("\n| chunks | output | heap held | ÷ output's length |");
+  console.log("|---:|---:|---:|---:|");
+  for (const row of memory) console.log(row);
 }

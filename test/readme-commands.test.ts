@@ -121,7 +121,8 @@ describe("the terminal-output bench's quick run, as written", () => {
   it(QUICK_RUNS.terminalOutput, async () => {
     const run = await runs.terminalOutput;
     expect(run.code, run.stderr).toBe(0);
-    const rows = run.stdout.split("\n").filter((line) => /^\| [\d,]+ \|/.test(line));
+    const [timing, memory] = run.stdout.split("Heap held by the newest state");
+    const rows = timing!.split("\n").filter((line) => /^\| [\d,]+ \|/.test(line));
     // Each size with each contender (the hand-written one too: 200 chunks are within --naive-upto); the bench exits 1 on a wrong output.
     expect(rows.map((row) => row.split(" | ").slice(0, 1).concat(row.split(" | ")[2]!))).toEqual(
       ["100", "200"].flatMap((n) => [
@@ -130,6 +131,10 @@ describe("the terminal-output bench's quick run, as written", () => {
         [`| ${n}`, "hand-written in place: decode the output, append, encode"],
       ]),
     );
+    // With --expose-gc: the heap each newest state holds, about its output's one-byte text or more (0.9: the readings' noise).
+    const held = (memory ?? "").split("\n").filter((line) => /^\| [\d,]+ \|/.test(line));
+    expect(held.map((row) => row.split(" | ")[0])).toEqual(["| 100", "| 200"]);
+    for (const row of held) expect(Number(row.split(" | ")[3]!.replace("× |", ""))).toBeGreaterThanOrEqual(0.9);
   }, 120_000);
 });
 

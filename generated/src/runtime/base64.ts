@@ -95,6 +95,8 @@ interface OutputEnd {
   readonly data: string;
   readonly whole: string;
   readonly rest: string;
+  /** How many pieces were joined onto `whole` since it was last made one flat string. */
+  readonly joins: number;
 }
 
 /**
@@ -106,11 +108,22 @@ interface OutputEnd {
 const ends = new WeakMap<object, OutputEnd>();
 
 /**
+ * A string built by `+` keeps one node and one piece per join until it is read.
+ * `whole` is made one flat string again (by reading a character of it) once it
+ * holds more than one piece per this many characters: with small chunks the
+ * pieces then stay a small share of the output, and the copy costs about this
+ * many characters per chunk on average. (With chunks of 1 KiB and more it never
+ * happens.)
+ */
+const CHARACTERS_PER_JOIN = 1024;
+
+/**
  * `{ data }` holding the base64 of the bytes of `output.data` (none when
- * `output` holds no string `data`) followed by the bytes of `chunk` (S12), or
- * `undefined` when `chunk` is not base64 (nor the end of `output.data`). An
- * output this function made is extended without reading its text, so a chunk
- * costs its own size, however long the output; any other output is read once.
+ * `output` holds no string `data`) followed by the bytes of `chunk` (S12).
+ * `undefined` when `chunk` is not base64, or when the end of `output.data`
+ * is not. An output this function made is extended without reading its
+ * text, so a chunk costs its own size, however long the output; any other
+ * output is read once.
  */
 export function appendOutput(output: unknown, chunk: string): { data: string } | undefined {
   const added = decodeBase64(chunk);
@@ -121,9 +134,14 @@ export function appendOutput(output: unknown, chunk: string): { data: string } |
   bytes.set(restBytes);
   bytes.set(added, restBytes.length);
   const { whole, rest } = split(end.whole, bytes);
+  let joins = end.joins + 1;
+  if (joins * CHARACTERS_PER_JOIN > whole.length) {
+    whole.charCodeAt(0);
+    joins = 0;
+  }
   const data = whole + rest;
   const made = { data };
-  ends.set(made, { data, whole, rest });
+  ends.set(made, { data, whole, rest, joins });
   return made;
 }
 
@@ -133,13 +151,17 @@ function split(whole: string, bytes: Uint8Array): { whole: string; rest: string 
   return { whole: whole + encodeBase64(bytes.subarray(0, cut)), rest: cut < bytes.length ? encodeBase64(bytes.subarray(cut)) : "" };
 }
 
-/** Where `output` ends: as recorded when this module made it, else read from its text (its last 4-character group decoded again). */
+/**
+ * Where `output` ends: as recorded when this module made it, else read from
+ * its text, whose last 4-character group is decoded again (all of the text
+ * when it is not whole groups of 4, as unpadded base64 is).
+ */
 function endOf(output: unknown): OutputEnd | undefined {
-  const holder = typeof output === "object" && output !== null ? (output as { data?: unknown }) : undefined;
+  const holder = typeof output === "object" && output !== null && !Array.isArray(output) ? (output as { data?: unknown }) : undefined;
   const data = typeof holder?.data === "string" ? holder.data : "";
   const known = holder === undefined ? undefined : ends.get(holder);
   if (known !== undefined && known.data === data) return known;
   const cut = data.length % 4 === 0 ? Math.max(0, data.length - 4) : 0;
   const tail = decodeBase64(data.slice(cut));
-  return tail === undefined ? undefined : { data, ...split(data.slice(0, cut), tail) };
+  return tail === undefined ? undefined : { data, ...split(data.slice(0, cut), tail), joins: 0 };
 }

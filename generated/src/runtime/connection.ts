@@ -500,10 +500,10 @@ class Connection {
 
   /**
    * Runs the queued jobs in order until one returns a promise or none is left.
-   * The queue is emptied only when it held jobs: with synchronous handlers it
-   * never does (`enqueue` runs the job at once, with no push, and no array
-   * length set per line: README, "Benchmark: the connection against the
-   * SDK's", says what that saved).
+   * The queue is emptied only when it held jobs: a synchronous handler whose
+   * line arrives with nothing queued runs at once (`enqueue`), with no push
+   * and no array length set per line (README, "Benchmark: the connection
+   * against the SDK's", says what that saved).
    */
   private drain(): void {
     while (this.queueHead < this.queue.length) if (!this.runJob(this.queue[this.queueHead++]!)) return;
