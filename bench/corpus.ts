@@ -746,10 +746,16 @@ export function readsOf(lines: readonly string[]): { start: number; texts: strin
   return reads;
 }
 
+/** Reads `--name VALUE` from argv. */
+export function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 /** Reads `--name N` from argv. */
 export function numberArg(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : undefined;
+  const text = stringArg(name);
+  return text === undefined ? undefined : Number(text);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -47,7 +47,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSdkZod, makeAjv } from "./anchors.js";
 import { compileModules, importCompiled } from "./compiled-modules.js";
 import { gc, inFreshProcess, median, processesArg, quantile } from "./harness.js";
-import { generateCorpus, numberArg, readsOf } from "./corpus.js";
+import { generateCorpus, numberArg, readsOf, stringArg } from "./corpus.js";
 import {
   buildMethodTable, indexRequests, isRecord, loadSchema, routeMessage,
   type MethodTable, type RequestMethods, type Route,
@@ -93,11 +93,6 @@ export function loadWorkload(): Workload {
 /** Every routed payload of the corpus, parsed: the input of the values table (made before timing). */
 function payloads(work: Workload): Route[] {
   return work.lines.flatMap((line) => routeMessage(JSON.parse(line), work.table, work.requests) ?? []);
-}
-
-function stringArg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 // ---------------------------------------------------------------------------

@@ -23,14 +23,9 @@
  * `--naive-upto 2000`.
  */
 import { emptySessionState, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { stringArg } from "./corpus.js";
 import { gc, median } from "./harness.js";
 import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
-
-/** The value of `--name`, or `fallback`. */
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : (process.argv[i + 1] ?? "");
-}
 
 /** A whole number of at least 1, or exits naming the option. */
 function wholeNumber(text: string, name: string): number {
@@ -42,10 +37,10 @@ function wholeNumber(text: string, name: string): number {
   return n;
 }
 
-const chunkCounts = option("chunks", "1000,2000,4000,8000").split(",").map((n) => wholeNumber(n, "chunks"));
-const bytesPerChunk = wholeNumber(option("bytes", "1024"), "bytes");
-const rounds = wholeNumber(option("rounds", "5"), "rounds");
-const naiveUpTo = wholeNumber(option("naive-upto", "2000"), "naive-upto");
+const chunkCounts = (stringArg("chunks") ?? "1000,2000,4000,8000").split(",").map((n) => wholeNumber(n, "chunks"));
+const bytesPerChunk = wholeNumber(stringArg("bytes") ?? "1024", "bytes");
+const rounds = wholeNumber(stringArg("rounds") ?? "5", "rounds");
+const naiveUpTo = wholeNumber(stringArg("naive-upto") ?? "2000", "naive-upto");
 
 /** One way to fold the chunks; returns the terminal's output at the end. */
 interface Contender {
