@@ -129,7 +129,8 @@ export function appendOutput(output: unknown, chunk: string): { data: string } |
   const added = decodeBase64(chunk);
   const end = added === undefined ? undefined : endOf(output);
   if (added === undefined || end === undefined) return undefined;
-  const restBytes = decodeBase64(end.rest)!;
+  // `rest` is this module's own encoding of at most 2 bytes: decoded without the checks a chunk needs.
+  const restBytes = decodePortable(end.rest);
   const bytes = new Uint8Array(restBytes.length + added.length);
   bytes.set(restBytes);
   bytes.set(added, restBytes.length);
