@@ -301,6 +301,39 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 
+  it("goes on after a handler's odd thenable: one whose then throws, a then getter that throws, one that calls back twice", async () => {
+    const order: string[] = [];
+    let running = 0;
+    const { raw, errors } = agentWithRawClient({
+      "session/cancel": (({ sessionId }: { sessionId: string }) => {
+        order.push(sessionId);
+        if (running++ !== 0) order.push("ran beside another");
+        const done = () => running--;
+        if (sessionId === "a") {
+          done();
+          return { then: () => { throw new Error("then of a failed"); } };
+        }
+        if (sessionId === "b") {
+          done();
+          return { get then(): unknown { throw new Error("then getter of b failed"); } };
+        }
+        if (sessionId === "c") {
+          return { then: (ok: () => void, fail: (e: unknown) => void) => setTimeout(() => (done(), ok(), ok(), fail(new Error("c twice"))), 10) };
+        }
+        done();
+        return undefined;
+      }) as unknown as NonNullable<AgentHandlers["session/cancel"]>,
+    });
+    for (const id of ["a", "b", "c", "d", "e"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: id } });
+    // Bounded, so a queue that stops fails here rather than at the test's timeout.
+    for (let waited = 0; order.length < 5 && waited < 2000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["a", "b", "c", "d", "e"]);
+    expect(errors.map((e) => e.message)).toEqual(["then of a failed", "then getter of b failed"]);
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "f" } });
+    expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
   it("handles requests concurrently: a handler waiting for a later request does not block it", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

@@ -483,15 +483,17 @@ class Connection {
 
   /** Runs one job; false when it returned a promise, whose settling resumes the queue (`drain`). */
   private runJob(job: () => unknown): boolean {
-    let outcome: unknown;
+    let settles: Promise<unknown>;
     try {
-      outcome = job();
+      const outcome = job();
+      if (!isThenable(outcome)) return true;
+      // A handler's own thenable may throw from `then` or call back twice: `Promise.resolve` settles once and turns a throw into a rejection.
+      settles = Promise.resolve(outcome);
     } catch (error) {
       this.report(error);
       return true;
     }
-    if (!isThenable(outcome)) return true;
-    outcome.then(
+    settles.then(
       () => this.drain(),
       (error: unknown) => (this.report(error), this.drain()),
     );
