@@ -189,6 +189,78 @@ describe("reduceSession properties", () => {
   });
 });
 
+describe("S11 chunks that append to a list", () => {
+  type Messages = { agentMessages: ReadonlyMap<string, { content: readonly { text: string }[] }> };
+  const step = fc.record({
+    messageId: fc.constantFrom("m", "n"),
+    kind: fc.constantFrom("chunk", "chunk", "chunk", "replace", "clear"),
+    text: fc.string({ maxLength: 3 }),
+    read: fc.boolean(),
+  });
+  type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+  const update = (s: Step) => {
+    const block = { type: "text", text: s.text };
+    if (s.kind === "chunk") return { sessionUpdate: "agent_message_chunk", messageId: s.messageId, content: block };
+    return { sessionUpdate: "agent_message", messageId: s.messageId, content: s.kind === "clear" ? null : [block, block] };
+  };
+  // The model (S11): a chunk appends one block; an update's `content` replaces the list, `null` clears it.
+  const model = (lists: ReadonlyMap<string, readonly string[]>, s: Step) => {
+    const next = new Map(lists);
+    const old = lists.get(s.messageId) ?? [];
+    next.set(s.messageId, s.kind === "chunk" ? [...old, s.text] : s.kind === "clear" ? [] : [s.text, s.text]);
+    return next;
+  };
+  const listsOf = (state: Messages) => new Map([...state.agentMessages].map(([id, m]) => [id, m.content.map((b) => b.text)]));
+
+  for (const owned of [false, true]) {
+    const name = owned ? "reduceSessionOwned" : "reduceSession";
+    it(`S11 v2/unstable ${name}: every kept state holds its own lists, read or not, with replacements and two branches from any state`, () => {
+      fc.assert(
+        fc.property(fc.array(step, { maxLength: 24 }), fc.nat(), step, step, fc.boolean(), (steps, at, first, second, readFirst) => {
+          const session = sessionOf("v2/unstable") as unknown as { emptySessionState(): Messages; reduceSession(s: Messages, u: unknown): Messages; reduceSessionOwned(s: Messages, u: unknown): Messages };
+          const reduce = (state: Messages, s: Step) => (owned ? session.reduceSessionOwned(state, update(s)) : session.reduceSession(state, deepFreeze(update(s))));
+          const states: Messages[] = [session.emptySessionState()];
+          const expected: ReadonlyMap<string, readonly string[]>[] = [new Map()];
+          const seen: (object | undefined)[] = [undefined];
+          for (const s of steps) {
+            const next = reduce(states.at(-1)!, s);
+            // A read in between publishes the entity; appends go on from what was read.
+            seen.push(s.read ? next.agentMessages.get(s.messageId) : undefined);
+            states.push(next);
+            expected.push(model(expected.at(-1)!, s));
+          }
+          // Two branches from one earlier state: each extends that state's lists, neither sees the other.
+          const from = at % states.length;
+          // Read (published) after later states grew its lists, or not read at all.
+          if (readFirst) expect(listsOf(states[from]!)).toEqual(expected[from]);
+          const one = reduce(states[from]!, first);
+          const two = reduce(states[from]!, second);
+          expect(listsOf(two)).toEqual(model(expected[from]!, second));
+          expect(listsOf(one)).toEqual(model(expected[from]!, first));
+          states.forEach((state, i) => {
+            expect(listsOf(state)).toEqual(expected[i]);
+            for (const m of state.agentMessages.values()) expect(deeplyFrozen(m)).toBe(true);
+            // What a state handed out once, it hands out again: the same frozen object.
+            if (seen[i] !== undefined) expect(state.agentMessages.get(steps[i - 1]!.messageId)).toBe(seen[i]);
+          });
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
+
+  it("S11 v2/unstable: a message of 20,000 chunks, every state kept, each state's list its own", () => {
+    const { emptySessionState, reduceSession } = sessionOf("v2/unstable") as unknown as { emptySessionState(): Messages; reduceSession(s: Messages, u: unknown): Messages };
+    const states: Messages[] = [emptySessionState()];
+    for (let i = 0; i < 20_000; i++) states.push(reduceSession(states.at(-1)!, { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: String(i) } }));
+    for (const i of [1, 2, 777, 10_000, 19_999, 20_000]) {
+      const content = states[i]!.agentMessages.get("m")!.content;
+      expect(content.length).toBe(i);
+      expect(content.at(-1)!.text).toBe(String(i - 1));
+    }
+  });
+});
+
 describe("S12 base64", () => {
   it("S12 the portable codec (runtimes without Buffer) agrees with Buffer, padded or not", () => {
     fc.assert(

@@ -1,4 +1,4 @@
-import { freezeJson } from "./json.js";
+import { published } from "./growing-list.js";
 
 /*
  * A persistent map with string keys for the session reducer: `with` and
@@ -11,8 +11,9 @@ import { freezeJson } from "./json.js";
  * is a key like any other (S34). Nothing in a map is ever mutated after it
  * is built, so old and new versions can be shared freely.
  *
- * Values are stored as the reducer built them and frozen when first read
- * (`get`, iteration): a value no one reads is never walked.
+ * Values are stored as the reducer built them and published when first read
+ * (`get`, iteration; growing-list.ts `published`: lists that chunks grew
+ * become arrays, and the value is frozen): a value no one reads is never walked.
  *
  * Why not "rerooting" (one native `Map` for the newest version, inverse
  * edits kept by the older ones)? It was built and measured: every old version
@@ -123,12 +124,12 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return new PersistentMap<V>(undefined, 0, undefined, undefined, undefined);
   }
 
-  /** The value stored under `key`, frozen, if any. */
+  /** The value stored under `key`, published (frozen), if any. */
   get(key: string): V | undefined {
-    return freezeJson(this.peek(key));
+    return published(this.peek(key));
   }
 
-  /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
+  /** The value stored under `key` as stored (not frozen yet, its lists maybe `GrowingList`s): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
     const value = this.#lookup(key);
     return value === ABSENT ? undefined : value;
@@ -208,14 +209,14 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return new PersistentMap(remove(this.#settled()!, hashOf(key), key, 0), this.#size - 1, undefined, undefined, undefined);
   }
 
-  /** Calls `callback` for each entry in insertion order (values frozen). */
+  /** Calls `callback` for each entry in insertion order (values published). */
   forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const leaf of this.ordered()) callback.call(thisArg, freezeJson(leaf.value), leaf.key, this);
+    for (const leaf of this.ordered()) callback.call(thisArg, published(leaf.value), leaf.key, this);
   }
 
   /** `[key, value]` pairs in insertion order. */
   entries() {
-    return this.ordered().map((leaf): [string, V] => [leaf.key, freezeJson(leaf.value)])[Symbol.iterator]();
+    return this.ordered().map((leaf): [string, V] => [leaf.key, published(leaf.value)])[Symbol.iterator]();
   }
 
   /** Keys in insertion order. */
@@ -225,7 +226,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Values in insertion order. */
   values() {
-    return this.ordered().map((leaf) => freezeJson(leaf.value))[Symbol.iterator]();
+    return this.ordered().map((leaf) => published(leaf.value))[Symbol.iterator]();
   }
 
   /** `[key, value]` pairs in insertion order. */

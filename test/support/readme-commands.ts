@@ -66,7 +66,7 @@ export type Coverage =
 export const QUICK_RUNS = {
   fuzz: "npx tsx bench/fuzz.bench.ts --messages 2000 --size 500",
   budgets: "npx tsx bench/budgets.ts --runs 1",
-  terminalOutput: "npx tsx --expose-gc bench/terminal-output.bench.ts --chunks 100,200 --rounds 1",
+  append: "npx tsx --expose-gc bench/append.bench.ts --chunks 100,200 --rounds 1",
 } as const;
 
 /** Commands run in the project as written, by test/readme-commands.test.ts. */
@@ -118,8 +118,8 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npm run docs": { ranBy: "test/docs.test.ts", via: 'run("npm", ["run", "docs"], ROOT)' },
   "npm run generate -- --emitter examples/emitter/guards.ts --out /tmp/acp-bindings-guards": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },
   "npx vitest run test/emitter-snapshots.test.ts -u": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },
-  "npx tsx --expose-gc bench/terminal-output.bench.ts": { quick: QUICK_RUNS.terminalOutput },
-  [QUICK_RUNS.terminalOutput]: { ranBy: SELF, via: "QUICK_RUNS.terminalOutput" },
+  "npx tsx --expose-gc bench/append.bench.ts": { quick: QUICK_RUNS.append },
+  [QUICK_RUNS.append]: { ranBy: SELF, via: "QUICK_RUNS.append" },
   "npx tsx bench/budgets.ts": { quick: QUICK_RUNS.budgets },
   [QUICK_RUNS.budgets]: { ranBy: SELF, via: "QUICK_RUNS.budgets" },
   "npm install --save-dev --save-exact @agentclientprotocol/sdk@X.Y.Z": { notRun: "X.Y.Z stands for the next release; installing it needs the registry" },

@@ -3,6 +3,7 @@
 
 import { appendOutput } from "./base64.js";
 import { copyJson, isObject, put } from "./decode.js";
+import { grown } from "./growing-list.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, type Adopt, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
@@ -20,7 +21,9 @@ import type { Issue, Result } from "./result.js";
  * Purity: the state and the update are never modified. Whatever is taken
  * from an update is copied (`copyJson`, no recursion), unless the caller
  * hands the update over (`owned`). Entity maps are `PersistentMap`s (hash
- * tries, see pmap.ts), and entities are frozen when first read.
+ * tries, see pmap.ts), and entities are frozen when first read. A list that
+ * chunks append to grows in place at its end, each version a view of it
+ * until read (growing-list.ts), so a chunk costs the same at any length.
  * Singletons and lists are frozen when stored. The state object itself is
  * new for every update and shared with nothing. Ids and keys are plain
  * data (S34).
@@ -247,7 +250,7 @@ export function appendItem<S>(table: SessionTable, state: S, update: JsonObject,
   const current = old[into];
   const entity = { ...old };
   // S34: `into` is a list field named by the reviewed overlay (never a prototype key), not a wire key.
-  entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
+  entity[into] = grown(current, owned ? item : copyJson(item));
   return storeEntity(table, state as State, slot, map, id as string, entity, true) as S;
 }
 
@@ -430,7 +433,7 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
     value = typeof item === "string" ? appendOutput(current, item) : undefined;
     if (value === undefined) return undefined;
   } else {
-    value = appended(Array.isArray(current) ? (current as unknown[]) : [], adopt(item));
+    value = grown(current, adopt(item));
   }
   // A spread with a computed key is several times slower than a spread and a store.
   const out = { ...entity };
