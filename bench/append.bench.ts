@@ -17,7 +17,9 @@
  *   `--naive-upto` chunks (default 2,000 of output, 16,000 of a message: beyond,
  *   one round takes minutes);
  * - for messages, the fastest hand-written fold: one mutable entity per
- *   message whose list gets each block pushed in place.
+ *   message whose list gets each block pushed in place; and ours with the
+ *   message read from every state as it comes (a view that renders each state;
+ *   up to 16,000 chunks), each read handing out an array of all its blocks.
  * Every contender's end value is checked (the base64 of all the bytes; the
  * text of all the blocks, in order).
  *
@@ -81,13 +83,23 @@ type Stored = {
 const terminalOutput = (state: Stored) => state.terminals.get("t")?.output?.data;
 const messageText = (state: Stored) => state.agentMessages.get("m")?.content.map((block) => block.text).join("");
 
-/** Ours, through `reduce` from an empty state; `read` picks the end value. */
-function ours(name: string, reduce: (state: SessionState, update: SessionUpdate) => SessionState, read: (state: Stored) => string | undefined): Contender {
+/**
+ * Ours, through `reduce` from an empty state; `read` picks the end value. With
+ * `readEach`, each state's message is read as it comes (what a view that renders
+ * every state does), up to `upTo` chunks.
+ */
+function ours(name: string, reduce: (state: SessionState, update: SessionUpdate) => SessionState, read: (state: Stored) => string | undefined, readEach?: { upTo: number }): Contender {
   return {
     name,
+    ...(readEach === undefined ? {} : { upTo: readEach.upTo }),
     fold(updates) {
       let state = emptySessionState();
-      for (const update of updates) state = reduce(state, update);
+      let blocks = 0;
+      for (const update of updates) {
+        state = reduce(state, update);
+        if (readEach !== undefined) blocks += (state as unknown as Stored).agentMessages.get("m")!.content.length;
+      }
+      if (readEach !== undefined && blocks !== (updates.length * (updates.length + 1)) / 2) return undefined;
       return read(state as unknown as Stored);
     },
   };
@@ -159,6 +171,7 @@ const MESSAGE: Kind = {
   contenders: [
     ours("ours: reduceSession", reduceSession, messageText),
     ours("ours: reduceSessionOwned (trusted)", reduceSessionOwned, messageText),
+    ours("ours: reduceSession, the message read after every chunk", reduceSession, messageText, { upTo: 16_000 }),
     naive("hand-written in place: a fresh entity and list per chunk", (s) => (s.agentMessages.get("m")?.["content"] as { text: string }[] | undefined)?.map((b) => b.text).join(""), naiveUpTo("16000")),
     pushedInPlace,
   ],

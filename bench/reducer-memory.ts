@@ -99,6 +99,8 @@ function categorise(heap: Snapshot, old: ReadonlySet<number>): Map<string, numbe
     if (type(n) === "object" && name(n) === "Leaf") return "trie leaf";
     if (type(n) === "object" && props.includes("toolCalls") && props.includes("timeline")) return "state object";
     if (type(n) === "object" && props.length === 2 && props.includes("kind") && props.includes("id")) return "timeline entry";
+    if (type(n) === "object" && name(n) === "GrowingList") return "entity's content list, a view (unread)";
+    if (type(n) === "object" && name(n) === "ListStore") return "content list store (shared by its views)";
     if (holder[n] === -1 || depth > 64) return "other";
     const outer = categoryOf(holder[n]!, depth + 1);
     const edge = holderEdge[n]!;
@@ -107,7 +109,8 @@ function categorise(heap: Snapshot, old: ReadonlySet<number>): Map<string, numbe
     if (outer === "map version (PersistentMap)" || outer === "trie path copy (inner nodes)") return name(n) === "Array" ? "trie path copy (inner nodes)" : "other";
     if (outer === "state object" && edge === "timeline") return "timeline, copied per new entity";
     if (outer === "entity" && edge === "content") return "entity's content list";
-    if (outer === "entity's content list" || outer === "content item") return "content item";
+    if (outer === "content list store (shared by its views)" && edge === "items") return outer;
+    if (outer === "entity's content list" || outer === "content list store (shared by its views)" || outer === "content item") return "content item";
     if (outer === "entity" || outer === "other values inside entities") return "other values inside entities";
     return outer === "state object" ? "state's other values" : "other";
   };

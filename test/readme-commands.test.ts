@@ -147,6 +147,7 @@ describe("the append bench's quick run, as written", () => {
       ["100", "200"].flatMap((n) => [
         [n, "ours: reduceSession"],
         [n, "ours: reduceSessionOwned (trusted)"],
+        [n, "ours: reduceSession, the message read after every chunk"],
         [n, "hand-written in place: a fresh entity and list per chunk"],
         [n, "hand-written in place: the block pushed onto the list"],
       ]),
