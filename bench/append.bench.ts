@@ -16,8 +16,9 @@
  *   message it stores a fresh entity with a fresh list per chunk. It runs up to
  *   `--naive-upto` chunks (default 2,000 of output, 16,000 of a message: beyond,
  *   one round takes minutes);
- * - for messages, the fastest hand-written fold: one mutable entity per
- *   message whose list gets each block pushed in place; and ours with the
+ * - for messages, the same reducer with each block pushed onto the stored
+ *   list (`naiveReduceInPlacePushing`: a fresh entity per chunk, the list
+ *   copied only once); and ours with the
  *   message read from every state as it comes (a view that renders each state;
  *   up to 16,000 chunks), each read handing out an array of all its blocks.
  * Every contender's end value is checked (the base64 of all the bytes; the
@@ -36,7 +37,7 @@
 import { emptySessionState, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { stringArg } from "./corpus.js";
 import { gc, median } from "./harness.js";
-import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
+import { naiveEmpty, naiveReduceInPlace, naiveReduceInPlacePushing, type NaiveState } from "./naive-reducer.js";
 
 /** Whole numbers of at least 1 from a comma-separated option, or exits naming it. */
 function wholeNumbers(text: string, name: string): number[] {
@@ -105,31 +106,20 @@ function ours(name: string, reduce: (state: SessionState, update: SessionUpdate)
   };
 }
 
-function naive(name: string, read: (state: NaiveState) => string | undefined, upTo?: number): Contender {
+/** A hand-written reducer of naive-reducer.ts on one mutable state; `read` picks the end value. */
+function naive(name: string, reduce: typeof naiveReduceInPlace, read: (state: NaiveState) => string | undefined, upTo?: number): Contender {
   return {
     name,
     ...(upTo === undefined ? {} : { upTo }),
     fold(updates) {
       const state: NaiveState = naiveEmpty();
-      for (const update of updates) naiveReduceInPlace(state, update as Record<string, unknown>);
+      for (const update of updates) reduce(state, update as Record<string, unknown>);
       return read(state);
     },
   };
 }
 
-/** The fastest hand-written message fold: each block pushed onto its message's one mutable list. */
-const pushedInPlace: Contender = {
-  name: "hand-written in place: the block pushed onto the list",
-  fold(updates) {
-    const messages = new Map<string, { messageId: string; content: unknown[] }>();
-    for (const update of updates as readonly { messageId: string; content: unknown }[]) {
-      let message = messages.get(update.messageId);
-      if (message === undefined) messages.set(update.messageId, (message = { messageId: update.messageId, content: [] }));
-      message.content.push(update.content);
-    }
-    return (messages.get("m")?.content as { text: string }[] | undefined)?.map((block) => block.text).join("");
-  },
-};
+const naiveText = (s: NaiveState) => (s.agentMessages.get("m")?.["content"] as { text: string }[] | undefined)?.map((b) => b.text).join("");
 
 const TERMINAL: Kind = {
   name: "terminal",
@@ -149,7 +139,7 @@ const TERMINAL: Kind = {
   contenders: [
     ours("ours: reduceSession", reduceSession, terminalOutput),
     ours("ours: reduceSessionOwned (trusted)", reduceSessionOwned, terminalOutput),
-    naive("hand-written in place: decode the output, append, encode", (s) => (s.terminals.get("t") as { output?: { data: string } } | undefined)?.output?.data, naiveUpTo("2000")),
+    naive("hand-written in place: decode the output, append, encode", naiveReduceInPlace, (s) => (s.terminals.get("t") as { output?: { data: string } } | undefined)?.output?.data, naiveUpTo("2000")),
   ],
   memory: {
     heading: "Heap held by the newest state after `reduceSession` folded the output: the heap with it less the heap without it (two full GCs before each reading; the output is one-byte text)",
@@ -172,8 +162,8 @@ const MESSAGE: Kind = {
     ours("ours: reduceSession", reduceSession, messageText),
     ours("ours: reduceSessionOwned (trusted)", reduceSessionOwned, messageText),
     ours("ours: reduceSession, the message read after every chunk", reduceSession, messageText, { upTo: 16_000 }),
-    naive("hand-written in place: a fresh entity and list per chunk", (s) => (s.agentMessages.get("m")?.["content"] as { text: string }[] | undefined)?.map((b) => b.text).join(""), naiveUpTo("16000")),
-    pushedInPlace,
+    naive("hand-written in place: a fresh entity and list per chunk", naiveReduceInPlace, naiveText, naiveUpTo("16000")),
+    naive("hand-written in place: the block pushed onto the list", naiveReduceInPlacePushing, naiveText),
   ],
   memory: {
     heading: "Heap held by every state of `reduceSession`'s fold, all kept (the heap with them less the heap without them, two full GCs before each reading), per chunk",

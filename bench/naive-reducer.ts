@@ -77,16 +77,18 @@ type MapSlot = "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" 
 /** How a reducer flavour changes a state: a slot's new value, an entity, a removal, a list item. */
 interface Mode {
   slot<K extends keyof NaiveState>(s: NaiveState, slot: K, value: NaiveState[K]): NaiveState;
-  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json) => Json, u: Json): NaiveState;
+  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json, m: Mode) => Json, u: Json): NaiveState;
   remove(s: NaiveState, slot: MapSlot, id: string): NaiveState;
   push(list: Json[], item: Json): Json[];
+  /** An entity's chunk list (`undefined`: none yet) with `item` at its end. */
+  grow(list: unknown[] | undefined, item: unknown): unknown[];
 }
 
 const copying: Mode = {
   slot: (s, slot, value) => ({ ...s, [slot]: value }),
   upsert(s, slot, id, change, u) {
     const map = s[slot];
-    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u)) };
+    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u, copying)) };
     if (!map.has(id)) next.timeline = [...s.timeline, { kind: slot, id }];
     return next;
   },
@@ -97,6 +99,7 @@ const copying: Mode = {
     return { ...s, [slot]: map, timeline: s.timeline.filter((e) => e.kind !== slot || e.id !== id) };
   },
   push: (list, item) => [...list, item],
+  grow: (list, item) => [...(list ?? []), item],
 };
 
 const inPlace: Mode = {
@@ -108,7 +111,7 @@ const inPlace: Mode = {
     const map = s[slot];
     const old = map.get(id);
     if (old === undefined) s.timeline.push({ kind: slot, id });
-    map.set(id, change(old, u));
+    map.set(id, change(old, u, inPlace));
     return s;
   },
   remove(s, slot, id) {
@@ -119,22 +122,44 @@ const inPlace: Mode = {
     list.push(item);
     return list;
   },
+  grow: (list, item) => [...(list ?? []), item],
+};
+
+/** The chunk lists `pushing` made itself, which no update or other state shares: it may push onto them. */
+const ownLists = new WeakSet<unknown[]>();
+
+/** `inPlace`, but a chunk pushes onto the entity's list (copied once, the first time, when an update or another state may share it). */
+const pushing: Mode = {
+  ...inPlace,
+  upsert(s, slot, id, change, u) {
+    const map = s[slot];
+    const old = map.get(id);
+    if (old === undefined) s.timeline.push({ kind: slot, id });
+    map.set(id, change(old, u, pushing));
+    return s;
+  },
+  grow(list, item) {
+    let own = list;
+    if (own === undefined || !ownLists.has(own)) ownLists.add((own = own === undefined ? [] : [...own]));
+    own.push(item);
+    return own;
+  },
 };
 
 const message = (old: Json | undefined, u: Json): Json =>
   clean({ messageId: u.messageId, content: reset(old?.content, u.content, []), _meta: meta(old?._meta, u._meta) });
 
-/** A chunk's `content` appended to `into` of the entity (or of `base` on first sight). */
-function appendTo(into: string, entity: Json, u: Json): Json {
-  return { ...entity, [into]: [...(entity[into] ?? []), u.content] };
+/** A fresh entity: `entity` with the chunk's `content` appended to its `into` list (as `m` grows lists). */
+function appendTo(m: Mode, into: string, entity: Json, u: Json): Json {
+  return { ...entity, [into]: m.grow(entity[into], u.content) };
 }
 
 /* The entity after a chunk, one function per chunk kind (no closure per update). */
-const messageChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? { messageId: u.messageId, content: [] }, u);
-const toolCallChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? toolCall(undefined, { toolCallId: u.toolCallId }), u);
-const compactionChunk = (o: Json | undefined, u: Json) => appendTo("summary", o ?? compaction(undefined, { compactionId: u.compactionId, status: "in_progress" }), u);
-const sessionMessageChunk = (o: Json | undefined, u: Json) =>
-  appendTo("content", o ?? sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId }), u);
+const messageChunk = (o: Json | undefined, u: Json, m: Mode) => appendTo(m, "content", o ?? { messageId: u.messageId, content: [] }, u);
+const toolCallChunk = (o: Json | undefined, u: Json, m: Mode) => appendTo(m, "content", o ?? toolCall(undefined, { toolCallId: u.toolCallId }), u);
+const compactionChunk = (o: Json | undefined, u: Json, m: Mode) => appendTo(m, "summary", o ?? compaction(undefined, { compactionId: u.compactionId, status: "in_progress" }), u);
+const sessionMessageChunk = (o: Json | undefined, u: Json, m: Mode) =>
+  appendTo(m, "content", o ?? sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId }), u);
 const planOf = (_: Json | undefined, u: Json) => u.plan;
 
 function toolCall(old: Json | undefined, u: Json): Json {
@@ -254,4 +279,14 @@ export function naiveReduce(s: NaiveState, u: Json): NaiveState {
 /** The state after one update, made by changing `s` in place (returns `s`). */
 export function naiveReduceInPlace(s: NaiveState, u: Json): NaiveState {
   return reduceBy(inPlace, s, u);
+}
+
+/**
+ * `naiveReduceInPlace`, but a chunk pushes onto the entity's list instead of
+ * copying it (still a fresh entity object per update): what an author who
+ * keeps only the newest state writes for long messages. It never pushes onto
+ * a list it did not make, so updates stay untouched.
+ */
+export function naiveReduceInPlacePushing(s: NaiveState, u: Json): NaiveState {
+  return reduceBy(pushing, s, u);
 }

@@ -47,6 +47,9 @@
  * Contenders:
  * - naive in place (the baseline): bench/naive-reducer.ts with ONE state whose
  *   `Map`s are updated in place, a fresh object per entity update;
+ * - naive in place, chunk lists pushed: the same, but a chunk pushes onto the
+ *   entity's list instead of copying it (the stronger baseline since our
+ *   lists grow at their end, runtime/growing-list.ts);
  * - naive copying: the same rules, a spread state and a copied `Map` per update;
  * - ours: the generated `reduceSession` (pure: copies what it takes from the
  *   update, old states stay valid and unchanged, stored values frozen);
@@ -107,17 +110,20 @@ interface Contender<S> {
   readonly name: string;
   readonly empty: () => S;
   readonly reduce: (state: S, update: SessionUpdate) => S;
+  /** It changes one state in place: no state to keep, so no "all states kept" memory. */
+  readonly inPlace?: boolean;
 }
 
 /** A fresh decode of a pristine update (a new value), as a client has just before it reduces. */
 type Decode = (update: SessionUpdate) => SessionUpdate;
 
 /**
- * The four reducers, the in-place baseline first. Each is made from its own
+ * The five reducers, the in-place baseline first. Each is made from its own
  * copy of the modules (see `measureWorkload`).
  */
 const REDUCERS: readonly ((modules: Modules) => Contender<any>)[] = [
-  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"] }),
+  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"], inPlace: true }),
+  (modules) => ({ name: "naive in place, chunk lists pushed", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlacePushing as Contender<NaiveState>["reduce"], inPlace: true }),
   (modules) => ({ name: "naive copying: spread + Map copy", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduce as Contender<NaiveState>["reduce"] }),
   (modules) => ({ name: "ours: reduceSession", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSession }),
   (modules) => ({ name: "ours: reduceSessionOwned (trusted)", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSessionOwned }),
@@ -326,7 +332,7 @@ async function measureWorkload(workload: number, dir: string): Promise<WorkloadR
   // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
   const times = measure(work, list, decode, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  const memories = list.map((c) => (hasGc ? memory(c, work, c === list[0], decode) : undefined));
+  const memories = list.map((c) => (hasGc ? memory(c, work, c.inPlace === true, decode) : undefined));
   return { updates: work.length, corpusUpdates: items.length, skipped, sessions, names: list.map((c) => c.name), times, memories };
 }
 

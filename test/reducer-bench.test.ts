@@ -21,7 +21,7 @@ it("npx tsx --expose-gc bench/reducer.bench.ts runs: identical end states, a ful
   expect(run.stdout).toContain("end states identical for every contender and workload");
   expect(run.stdout).toContain("each workload in 3 fresh processes");
   const rows = run.stdout.split("\n").filter((line) => /^\| (all kinds|4-kind)/.test(line));
-  expect(rows).toHaveLength(13); // 4 reducers x 3 workloads, and the floor row on the 4-kind stream
+  expect(rows).toHaveLength(16); // 5 reducers x 3 workloads, and the floor row on the 4-kind stream
   for (const row of rows.filter((r) => r.includes("ours"))) expect(row).toMatch(/\| -?\d+\.\d\d \| -?\d+\.\d\d \|$/); // a tiny corpus can measure below zero
   // Every row: the median ratio, then the ratio of each of the three processes.
   for (const row of rows) expect(row).toMatch(/\| [\d,]+\.\d\d× \| [\d,]+\.\d\d \/ [\d,]+\.\d\d \/ [\d,]+\.\d\d \| /);
