@@ -77,7 +77,8 @@ type MapSlot = "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" 
 /** How a reducer flavour changes a state: a slot's new value, an entity, a removal, a list item. */
 interface Mode {
   slot<K extends keyof NaiveState>(s: NaiveState, slot: K, value: NaiveState[K]): NaiveState;
-  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json, m: Mode) => Json, u: Json): NaiveState;
+  /** Stores `change(old, u, mode)` under `id`; called as a method, so `this` is the mode (its list rule `grow` included). */
+  upsert(this: Mode, s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json, m: Mode) => Json, u: Json): NaiveState;
   remove(s: NaiveState, slot: MapSlot, id: string): NaiveState;
   push(list: Json[], item: Json): Json[];
   /** An entity's chunk list (`undefined`: none yet) with `item` at its end. */
@@ -88,7 +89,7 @@ const copying: Mode = {
   slot: (s, slot, value) => ({ ...s, [slot]: value }),
   upsert(s, slot, id, change, u) {
     const map = s[slot];
-    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u, copying)) };
+    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u, this)) };
     if (!map.has(id)) next.timeline = [...s.timeline, { kind: slot, id }];
     return next;
   },
@@ -111,7 +112,7 @@ const inPlace: Mode = {
     const map = s[slot];
     const old = map.get(id);
     if (old === undefined) s.timeline.push({ kind: slot, id });
-    map.set(id, change(old, u, inPlace));
+    map.set(id, change(old, u, this));
     return s;
   },
   remove(s, slot, id) {
@@ -131,13 +132,6 @@ const ownLists = new WeakSet<unknown[]>();
 /** `inPlace`, but a chunk pushes onto the entity's list (copied once, the first time, when an update or another state may share it). */
 const pushing: Mode = {
   ...inPlace,
-  upsert(s, slot, id, change, u) {
-    const map = s[slot];
-    const old = map.get(id);
-    if (old === undefined) s.timeline.push({ kind: slot, id });
-    map.set(id, change(old, u, pushing));
-    return s;
-  },
   grow(list, item) {
     let own = list;
     if (own === undefined || !ownLists.has(own)) ownLists.add((own = own === undefined ? [] : [...own]));
