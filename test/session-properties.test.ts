@@ -253,6 +253,19 @@ describe("S11 chunks that append to a list", () => {
     });
   }
 
+  it("S10 v2/unstable: an update that keeps a tool call's content shares that content array with the state before it, read first or after", () => {
+    type Tools = { toolCalls: ReadonlyMap<string, { content: readonly unknown[] }> };
+    const { emptySessionState, reduceSession } = sessionOf("v2/unstable") as unknown as { emptySessionState(): Tools; reduceSession(s: Tools, u: unknown): Tools };
+    const chunk = (text: string) => ({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t", content: { type: "content", content: { type: "text", text } } });
+    for (const readFirst of [false, true]) {
+      const before = [chunk("1"), chunk("2")].reduce(reduceSession, emptySessionState());
+      if (readFirst) before.toolCalls.get("t");
+      const after = reduceSession(before, { sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" });
+      expect(after.toolCalls.get("t")!.content).toBe(before.toolCalls.get("t")!.content);
+      expect(after.toolCalls.get("t")!.content).toHaveLength(2);
+    }
+  });
+
   it("S11 v2/unstable: a message of 20,000 chunks, every state kept, each state's list its own", () => {
     const { emptySessionState, reduceSession } = sessionOf("v2/unstable") as unknown as { emptySessionState(): Messages; reduceSession(s: Messages, u: unknown): Messages };
     const states: Messages[] = [emptySessionState()];
