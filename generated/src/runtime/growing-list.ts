@@ -22,11 +22,10 @@ import { freezeJson } from "./json.js";
  * gets that same array), so a state read after every chunk still copies
  * the list per chunk, as before.
  *
- * Memory: a view, read or not, holds its whole store, with the items later
- * versions appended; so a kept older state holds what the newer ones added
- * to its lists until it is read, and an array read while its view ended the
- * store holds the store too (that is how the next append goes on with it,
- * `readFrom`). Dropping the newer states does not free those items then.
+ * Memory: a view holds its whole store, with the items later versions
+ * appended; so a kept older state holds what the newer ones added to its
+ * lists until it is read. Once read, it holds its own array, which refers to
+ * the store only weakly (`readFrom`).
  *
  * A `GrowingList` only ever sits in a top-level field of a stored entity that
  * is not frozen yet; the reducer and the patch functions pass it on as a
@@ -60,8 +59,12 @@ class GrowingList {
   }
 }
 
-/** The view each array was read from while the view ended its store (`itemsOf`): an append to that array goes on with the store. */
-const readFrom = new WeakMap<readonly unknown[], GrowingList>();
+/**
+ * The store of each array read from a view that ended it (`itemsOf`), held
+ * weakly: an append to that array goes on with the store while the store is
+ * alive (a newer state holds it), and the array alone never keeps it alive.
+ */
+const readFrom = new WeakMap<readonly unknown[], WeakRef<ListStore>>();
 
 /**
  * The list `list` (a stored list field: a `GrowingList`, an array, or
@@ -70,16 +73,17 @@ const readFrom = new WeakMap<readonly unknown[], GrowingList>();
  * version of its store; else the time of a copy of its items.
  */
 export function grown(list: unknown, item: unknown): unknown {
-  const view = GrowingList.is(list) ? list : Array.isArray(list) ? readFrom.get(list) : undefined;
-  if (view !== undefined) {
-    const { store, length } = view;
-    if (store.items.length === length) {
-      store.items.push(item);
-      return new GrowingList(store, length + 1);
-    }
-    return startedFrom(store.items, length, item);
-  }
-  return Array.isArray(list) ? startedFrom(list, list.length, item) : startedFrom([], 0, item);
+  if (GrowingList.is(list)) return appendedTo(list.store, list.length, item);
+  if (!Array.isArray(list)) return startedFrom([], 0, item);
+  const store = readFrom.get(list)?.deref();
+  return store === undefined ? startedFrom(list, list.length, item) : appendedTo(store, list.length, item);
+}
+
+/** The first `length` items of `store`, then `item`: pushed onto the store when they end it, else in a store of their own. */
+function appendedTo(store: ListStore, length: number, item: unknown): GrowingList {
+  if (store.items.length !== length) return startedFrom(store.items, length, item);
+  store.items.push(item);
+  return new GrowingList(store, length + 1);
 }
 
 /** A list of a new store: the first `length` items of `items`, then `item`. */
@@ -123,7 +127,7 @@ function itemsOf(view: GrowingList): readonly unknown[] {
   if (length > store.frozen) store.frozen = length;
   const items = Object.freeze(store.items.slice(0, length));
   view.published = items;
-  // A view that no longer ends its store never will: its array would only keep the store alive.
-  if (store.items.length === length) readFrom.set(items, view);
+  // A view that no longer ends its store never will again: nothing to remember.
+  if (store.items.length === length) readFrom.set(items, new WeakRef(store));
   return items;
 }
