@@ -5,12 +5,12 @@
  * of schema/semantics.json), with a fresh object per entity update. Three
  * flavours share every rule:
  * - `naiveReduceInPlace`: ONE state whose `Map`s and lists are updated in
- *   place (the fastest thing a client author writes; old states are gone);
+ *   place, lists copied per chunk (issue 11's baseline; old states are gone);
  * - `naiveReduceInPlacePushing`: the same, but a chunk pushes onto the
  *   entity's list (one it made itself) instead of copying it;
  * - `naiveReduce`: pure in the naive sense, a spread state and a copied `Map`
  *   per update, so the previous state's containers are never mutated.
- * Neither copies nor freezes what it takes from an update: states share the
+ * None copies or freezes what it takes from an update: states share the
  * update's objects.
  */
 
