@@ -111,6 +111,7 @@ export function published<T>(entity: T): T {
   const fields = entity as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
+    // S34: `key` is an own data property (a list field the overlay names), so this sets it and never a prototype.
     if (GrowingList.is(value)) fields[key] = itemsOf(value);
   }
   return freezeJson(entity);
