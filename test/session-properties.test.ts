@@ -13,6 +13,8 @@
  *   the benchmark (bench/naive-reducer.ts), an independent implementation.
  */
 import fc from "fast-check";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { Semantics, Surface } from "../generator/ir.js";
 import { naiveEmpty, naiveReduce, naiveReduceInPlacePushing } from "../bench/naive-reducer.js";
@@ -264,6 +266,30 @@ describe("S11 chunks that append to a list", () => {
       expect(after.toolCalls.get("t")!.content).toBe(before.toolCalls.get("t")!.content);
       expect(after.toolCalls.get("t")!.content).toHaveLength(2);
     }
+  });
+
+  it("S11 v2/unstable: a list read early keeps none of the later chunks alive once the newer states are gone", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heap = async () => {
+      // A WeakRef's target stays alive until the current job ends: let it end first.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const { emptySessionState, reduceSession } = sessionOf("v2/unstable") as unknown as { emptySessionState(): Messages; reduceSession(s: Messages, u: unknown): Messages };
+    const chunk = (text: string) => ({ sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text } });
+    let state: Messages | undefined = reduceSession(emptySessionState(), chunk("first"));
+    // Read while it ends its store: the next chunk goes on with that store.
+    const early = state.agentMessages.get("m")!.content;
+    const before = await heap();
+    for (let i = 0; i < 50_000; i++) state = reduceSession(state!, chunk(`${"x".repeat(200)}${i}`));
+    expect(state!.agentMessages.get("m")!.content).toHaveLength(50_001);
+    state = undefined;
+    // 50,000 blocks of 200 characters take some 15 MB; what the early array alone holds is its one block.
+    expect((await heap()) - before).toBeLessThan(4e6);
+    expect(early.map((b) => b.text)).toEqual(["first"]);
   });
 
   it("S11 v2/unstable: a message of 20,000 chunks, every state kept, each state's list its own", () => {
