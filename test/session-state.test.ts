@@ -92,6 +92,17 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     ]);
   });
 
+  it("v2/unstable: a list slot that is not an array (a state outside its type) is read as empty by an event, never a throw", () => {
+    const notice = { sessionUpdate: "notice", message: "m", level: "info" } as const;
+    for (const bad of [null, undefined, 5, "x", {}]) {
+      for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+        const state = reduce({ ...v2u.emptySessionState(), notices: bad } as unknown as v2u.SessionState, structuredClone(notice));
+        expect(state.notices).toEqual([{ message: "m", level: "info" }]);
+        expect(Object.isFrozen(state.notices)).toBe(true);
+      }
+    }
+  });
+
   it("v2/unstable: a null entity in a hand-made Map is met like a first sight by a chunk and an upsert, never a throw", () => {
     const chunk = { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } } as const;
     const update = { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" } as const;

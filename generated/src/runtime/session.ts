@@ -403,7 +403,8 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
     }
     case "event":
       // Frozen here, item first, so that the list's earlier items are not walked again.
-      return Object.freeze(appended(slot as readonly unknown[], freezeJson(route.raw ? adopt(update) : without(update, tag))));
+      // A list slot that is not an array (a state outside its type) is read as empty.
+      return Object.freeze(appended(Array.isArray(slot) ? (slot as readonly unknown[]) : [], freezeJson(route.raw ? adopt(update) : without(update, tag))));
   }
 }
 
