@@ -58,21 +58,27 @@ const SOURCED = 64;
  */
 export function appended<T>(list: readonly T[], item: T): T[] {
   if (list.length < SOURCED) {
-    const out = new Array<T>(list.length + 1);
-    for (let i = 0; i < list.length; i++) out[i] = list[i]!;
+    const out = firstItems(list, list.length, list.length + 1);
     out[list.length] = item;
     return out;
   }
   let source = sources.get(list) as T[] | undefined;
-  if (source === undefined) {
-    source = new Array<T>(list.length);
-    for (let i = 0; i < list.length; i++) source[i] = list[i]!;
-  } else {
-    sources.delete(list);
-  }
+  if (source === undefined) source = firstItems(list, list.length);
+  else sources.delete(list);
   source.push(item);
   const out = source.slice();
   sources.set(out, source);
+  return out;
+}
+
+/**
+ * The first `count` items of `list` in a new array of `size` slots (the rest
+ * for the caller to fill), copied item by item: for a frozen `list`, faster
+ * than its `slice` on Node 20 (V8's slow path).
+ */
+export function firstItems<T>(list: readonly T[], count: number, size = count): T[] {
+  const out = new Array<T>(size);
+  for (let i = 0; i < count; i++) out[i] = list[i]!;
   return out;
 }
 
