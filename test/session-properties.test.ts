@@ -306,10 +306,10 @@ describe("S11 chunks that append to a list", () => {
 
 describe("a state's own lists (timeline, notices) as they grow", () => {
   it("v2/unstable: every kept state holds its own timeline and notices past 64 items, with branches from any state, twice", () => {
-    type Lists = { timeline: readonly { kind: string; id: string }[]; notices: readonly { message: string }[] };
+    type Lists = { timeline: readonly { kind: string; id: string }[]; notices: readonly { title: string }[] };
     const { emptySessionState, reduceSession } = sessionOf("v2/unstable") as unknown as { emptySessionState(): Lists; reduceSession(s: Lists, u: unknown): Lists };
     // Each step either creates a message (the timeline grows) or adds a notice.
-    const update = (i: number) => (i % 3 === 0 ? { sessionUpdate: "notice", message: `n${i}`, level: "info" } : { sessionUpdate: "agent_message", messageId: `m${i}` });
+    const update = (i: number) => (i % 3 === 0 ? { sessionUpdate: "notice", severity: "info", title: `n${i}` } : { sessionUpdate: "agent_message", messageId: `m${i}` });
     fc.assert(
       fc.property(fc.integer({ min: 60, max: 220 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), (count, branchPoints) => {
         const states: Lists[] = [emptySessionState()];
@@ -318,7 +318,7 @@ describe("a state's own lists (timeline, notices) as they grow", () => {
           timeline: steps.filter((i) => i % 3 !== 0).map((i) => `m${i}`),
           notices: steps.filter((i) => i % 3 === 0).map((i) => `n${i}`),
         });
-        const listsOf = (state: Lists) => ({ timeline: state.timeline.map((e) => e.id), notices: state.notices.map((n) => n.message) });
+        const listsOf = (state: Lists) => ({ timeline: state.timeline.map((e) => e.id), notices: state.notices.map((n) => n.title) });
         const steps = (n: number) => Array.from({ length: n }, (_, i) => i);
         // Branches: from any kept state, each twice, with steps numbered past the stream's.
         for (const at of branchPoints) {

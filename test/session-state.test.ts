@@ -93,11 +93,11 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
   });
 
   it("v2/unstable: a list slot that is not an array (a state outside its type) is read as empty by an event, never a throw", () => {
-    const notice = { sessionUpdate: "notice", message: "m", level: "info" } as const;
+    const notice = { sessionUpdate: "notice", severity: "info", title: "m" } as const;
     for (const bad of [null, undefined, 5, "x", {}]) {
       for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
         const state = reduce({ ...v2u.emptySessionState(), notices: bad } as unknown as v2u.SessionState, structuredClone(notice));
-        expect(state.notices).toEqual([{ message: "m", level: "info" }]);
+        expect(state.notices).toEqual([{ severity: "info", title: "m" }]);
         expect(Object.isFrozen(state.notices)).toBe(true);
       }
     }
