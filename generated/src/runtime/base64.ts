@@ -103,7 +103,7 @@ interface OutputEnd {
  * The split of each output object `appendOutput` made, by that object. With
  * it the next chunk never reads the output's text: reading the end of a
  * string built by `+` makes the engine copy all of it first, so appending
- * by reading it cost the output's size per chunk (README, "Terminal output").
+ * by reading it cost the output's size per chunk (README, "Chunks that append").
  */
 const ends = new WeakMap<object, OutputEnd>();
 
