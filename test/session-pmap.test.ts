@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { PersistentMap } from "../generated/src/runtime/pmap.js";
+import { PersistentMap, stored } from "../generated/src/runtime/pmap.js";
 
 const KEYS = ["k4uzx", "kf2ad", "k4uzy", "kf2ae", "__proto__", "constructor", "", "a", "b", "0", "10", ...Array.from({ length: 40 }, (_, i) => `id-${i}`)];
 
@@ -67,7 +67,7 @@ describe("PersistentMap", () => {
         for (const step of ops) {
           const map = versions[versions.length - 1]!;
           const model = models[models.length - 1]!;
-          // A key the map holds is stored as the reducer stores it after `peek` found it: `withHeld`.
+          // A key the map holds is stored as the reducer stores it after `stored` found it: `withHeld`.
           const set = (key: string, value: number) => (model.has(key) ? map.withHeld(key, value) : map.with(key, value));
           versions.push("set" in step ? set(step.set, step.value) : map.without(step.del));
           models.push(modelStep(model, step));
@@ -117,7 +117,7 @@ describe("PersistentMap lets go of replaced values", () => {
   for (const [what, key] of [["by a run of one key", () => "a"], ["by edits of other keys", (i: number) => `k${i}`]] as const) {
     it(`a value in the trie replaced, then 8 more edits ${what}: collected`, async () => {
       let map = PersistentMap.empty<object>().with("a", { big: "x".repeat(1 << 20) });
-      const ref = new WeakRef(map.peek("a")!);
+      const ref = new WeakRef(stored(map, "a")!);
       for (let i = 0; i < 8; i++) map = map.with(`f${i}`, {}); // the edits go into the trie, "a" with them
       map = map.with("a", { small: true });
       for (let i = 0; i < 8; i++) map = map.with(key(i), { i });

@@ -103,6 +103,30 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     }
   });
 
+  it("v2/unstable: a state's entity map hands out its values only published (frozen), whatever method a caller reaches", () => {
+    // Stored entities are unfrozen until first read, their chunk lists views on a store later
+    // states share: a method that showed them would let a caller change every such state.
+    for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+      let state = v2u.emptySessionState();
+      for (const text of ["a", "b"]) state = reduce(state, { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text } });
+      const map = state.agentMessages as unknown as Record<string | symbol, unknown>;
+      const methods = new Set<string | symbol>();
+      for (let o: object | null = map; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) Reflect.ownKeys(o).forEach((k) => methods.add(k));
+      expect([...methods].map(String).sort()).toEqual(
+        ["Symbol(Symbol.iterator)", "constructor", "entries", "forEach", "get", "has", "keys", "size", "values", "with", "withHeld", "without"].sort(),
+      );
+      const fresh = reduce(state, { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "c" } });
+      const values = [...fresh.agentMessages.values(), ...[...fresh.agentMessages].map(([, v]) => v), fresh.agentMessages.get("m1")];
+      fresh.agentMessages.forEach((v) => values.push(v));
+      for (const v of values) {
+        expect(Object.isFrozen(v)).toBe(true);
+        const content = v?.content ?? [];
+        expect(Array.isArray(v?.content) && Object.isFrozen(content)).toBe(true);
+        expect(content.map((c) => (c.type === "text" ? c.text : ""))).toEqual(["a", "b", "c"]);
+      }
+    }
+  });
+
   it("v2/unstable: a null entity in a hand-made Map is met like a first sight by a chunk and an upsert, never a throw", () => {
     const chunk = { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } } as const;
     const update = { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" } as const;

@@ -72,6 +72,9 @@ const ABSENT: unique symbol = Symbol("absent");
 /** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
 const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 
+/** `stored`, set by `PersistentMap`'s static block (declared before the class, which sets it as it is defined), where its private fields can be read. */
+let storedIn: (map: PersistentMap<unknown>, key: string) => unknown;
+
 /**
  * An immutable map from strings to `V`, ordered by first insertion. Its trie
  * and edits are held in private fields, so nothing reachable from outside
@@ -126,13 +129,17 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key`, published (frozen), if any. */
   get(key: string): V | undefined {
-    return published(this.peek(key));
+    return published(this.#stored(key));
   }
 
-  /** The value stored under `key` as stored (not frozen yet, its lists maybe `GrowingList`s): for the reducer, which only builds on it. */
-  peek(key: string): V | undefined {
+  /** The value stored under `key` as stored (not frozen yet, its lists maybe `GrowingList`s), if any. */
+  #stored(key: string): V | undefined {
     const value = this.#lookup(key);
     return value === ABSENT ? undefined : value;
+  }
+
+  static {
+    storedIn = (map, key) => map.#stored(key);
   }
 
   /** The value stored under `key` (which may be `undefined`), or `ABSENT`: the newest pending edit of the key, else the trie's. */
@@ -168,7 +175,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /**
    * `with` for a key this map holds (the reducer has just read its value
-   * with `peek`): the same map, without searching for the key again. Only
+   * with `stored`): the same map, without searching for the key again. Only
    * for a held key: for any other the size would be one short.
    */
   withHeld(key: string, value: V): PersistentMap<V> {
@@ -211,22 +218,22 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** Calls `callback` for each entry in insertion order (values published). */
   forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const leaf of this.ordered()) callback.call(thisArg, published(leaf.value), leaf.key, this);
+    for (const leaf of this.#ordered()) callback.call(thisArg, published(leaf.value), leaf.key, this);
   }
 
   /** `[key, value]` pairs in insertion order. */
   entries() {
-    return this.ordered().map((leaf): [string, V] => [leaf.key, published(leaf.value)])[Symbol.iterator]();
+    return this.#ordered().map((leaf): [string, V] => [leaf.key, published(leaf.value)])[Symbol.iterator]();
   }
 
   /** Keys in insertion order. */
   keys() {
-    return this.ordered().map((leaf) => leaf.key)[Symbol.iterator]();
+    return this.#ordered().map((leaf) => leaf.key)[Symbol.iterator]();
   }
 
   /** Values in insertion order. */
   values() {
-    return this.ordered().map((leaf) => published(leaf.value))[Symbol.iterator]();
+    return this.#ordered().map((leaf) => published(leaf.value))[Symbol.iterator]();
   }
 
   /** `[key, value]` pairs in insertion order. */
@@ -234,7 +241,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return this.entries();
   }
 
-  private ordered(): readonly Leaf<V>[] {
+  #ordered(): readonly Leaf<V>[] {
     let leaves = orderedCache.get(this) as Leaf<V>[] | undefined;
     if (leaves === undefined) {
       leaves = [];
@@ -246,6 +253,18 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return leaves;
   }
 }
+
+/**
+ * The value stored under `key` in `map` as the reducer stored it (not frozen
+ * yet, its lists maybe `GrowingList`s), for the reducer, which only builds on
+ * it. A function of this module, not a method: a caller holding a state's map
+ * reaches its values only through `get` and iteration, published (frozen), so
+ * it cannot change what other states share.
+ */
+export function stored<V>(map: PersistentMap<V>, key: string): V | undefined {
+  return storedIn(map, key) as V | undefined;
+}
+
 
 /**
  * The insertion number the next new entry gets, shared by every map: a key

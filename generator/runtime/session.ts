@@ -3,7 +3,7 @@ import { copyJson, isObject, put } from "./decode.js";
 import { grown } from "./growing-list.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, type Adopt, type JsonObject } from "./patch.js";
-import { PersistentMap } from "./pmap.js";
+import { PersistentMap, stored } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
 
 /*
@@ -215,7 +215,7 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
 export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], owned: boolean): S {
   const map = fastPathMap(table, state as State, slot, id);
   if (map === undefined) return reduce(table, state, update, owned);
-  const old = map.peek(id as string) as object | undefined;
+  const old = stored(map, id as string) as object | undefined;
   const before = copying(owned);
   let entity: object;
   try {
@@ -240,7 +240,7 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
   const map = fastPathMap(table, state as State, slot, id);
   if (map === undefined) return reduce(table, state, update, owned);
-  const old = map.peek(id as string) as JsonObject | null | undefined;
+  const old = stored(map, id as string) as JsonObject | null | undefined;
   if (old === undefined) return firstSight(table, state as State, update, slot, map, id as string, item, owned) as S;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
   if (old === null) return reduce(table, state, update, owned);
@@ -252,7 +252,7 @@ export function appendItem<S>(table: SessionTable, state: S, update: JsonObject,
 }
 
 /**
- * `appendItem` for a chunk whose entity `peek` did not find in `slot`: the
+ * `appendItem` for a chunk whose entity `stored` did not find in `slot`: the
  * entity its route creates (S4), with `item` appended, is stored and joins
  * the timeline when the map grew (a key an adopted `Map` held with the value
  * `undefined` is listed already). (The general way, minus the checks the
@@ -381,12 +381,12 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
     case "upsert": {
       if (route.key === undefined) return route.patch(slot as JsonObject | undefined, update);
       const id = update[route.key];
-      return typeof id === "string" ? store(slot as Entities, id, upsert(route, (slot as Entities).peek(id) as JsonObject | undefined, update)) : slot;
+      return typeof id === "string" ? store(slot as Entities, id, upsert(route, stored(slot as Entities, id) as JsonObject | undefined, update)) : slot;
     }
     case "append": {
       const id = update[route.key] ?? "";
       if (typeof id !== "string") return slot;
-      return store(slot as Entities, id, append(route, (slot as Entities).peek(id) as JsonObject | undefined, update[route.item], id, update));
+      return store(slot as Entities, id, append(route, stored(slot as Entities, id) as JsonObject | undefined, update[route.item], id, update));
     }
     case "put": {
       const value = route.value === undefined ? without(update, tag) : adopt(update[route.value]);
