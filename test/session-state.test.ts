@@ -103,6 +103,61 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     }
   });
 
+  describe("v2/unstable: a state changed by a spread is adopted whole by the next update, whichever slot it writes", () => {
+    const msg = { messageId: "m1", content: [{ type: "text" as const, text: "hi" }] };
+    const toolUpdate = { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" } as const;
+    const usageUpdate = { sessionUpdate: "usage_update", used: 1, size: 2 } as const;
+    const restored = (state: v2u.SessionState) => v2u.sessionStateFromJSON(JSON.parse(JSON.stringify(v2u.sessionStateToJSON(state))));
+    const entities = (state: v2u.SessionState) => [...state.agentMessages.keys()].map((id) => ({ kind: "agentMessages", id }));
+
+    for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+      it(`${reduce.name}: a plain Map put in a state the reducer made joins the timeline, frozen, and the result restores`, () => {
+        const spread: v2u.SessionState = { ...v2u.emptySessionState(), agentMessages: new Map([["m1", msg]]) };
+        for (const update of [toolUpdate, usageUpdate]) {
+          const next = reduce(spread, structuredClone(update));
+          expect(next.timeline.filter((e) => e.kind === "agentMessages")).toEqual([{ kind: "agentMessages", id: "m1" }]);
+          expect(next.agentMessages).not.toBe(spread.agentMessages);
+          expect(Object.isFrozen(next.agentMessages.get("m1"))).toBe(true);
+          expect(Object.isFrozen(msg)).toBe(false);
+          expect(restored(next).ok).toBe(true);
+        }
+      });
+
+      it(`${reduce.name}: a map taken from another state, or emptied, leaves the timeline in step with the maps`, () => {
+        const chunk = (id: string) => ({ sessionUpdate: "agent_message_chunk", messageId: id, content: { type: "text", text: id } }) as const;
+        const a = reduce(v2u.emptySessionState(), chunk("m1"));
+        const b = reduce(v2u.emptySessionState(), chunk("other"));
+        for (const spread of [{ ...a, agentMessages: b.agentMessages }, { ...a, agentMessages: new Map() }] as v2u.SessionState[]) {
+          const next = reduce(reduce(spread, structuredClone(toolUpdate)), chunk("m2"));
+          expect(next.timeline).toEqual([...entities(spread), { kind: "toolCalls", id: "t1" }, { kind: "agentMessages", id: "m2" }]);
+          expect(restored(next).ok).toBe(true);
+        }
+      });
+    }
+
+    it("singletons and lists the caller built are copied, never frozen nor shared", () => {
+      const cost = { amount: 1, currency: "USD" };
+      const meta = { note: "mine" };
+      const notices = [{ severity: "info" as const, title: "n" }];
+      const spread = { ...v2u.emptySessionState(), usage: { used: 0, size: 10, cost }, info: { title: "t", _meta: meta }, notices } as v2u.SessionState;
+      for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+        for (const update of [usageUpdate, { sessionUpdate: "session_info_update", title: "u" } as const, toolUpdate]) {
+          const next = reduce(spread, structuredClone(update));
+          for (const mine of [cost, meta, notices, notices[0], spread.usage, spread.info]) expect(Object.isFrozen(mine)).toBe(false);
+          expect(next.notices).not.toBe(notices);
+          expect(next.notices).toEqual(notices);
+          for (const value of [next.notices, next.usage, next.info, next.usage?.cost, next.info?._meta]) expect(Object.isFrozen(value)).toBe(true);
+        }
+      }
+    });
+
+    it("sessionStateToJSON of a state the caller built saves it as the reducer takes it on: its timeline completed", () => {
+      const spread: v2u.SessionState = { ...v2u.emptySessionState(), agentMessages: new Map([["m1", msg]]) };
+      const back = restored(spread);
+      expect(back.ok && back.value.timeline).toEqual([{ kind: "agentMessages", id: "m1" }]);
+    });
+  });
+
   it("v2/unstable: a state's entity map hands out its values only published (frozen), whatever method a caller reaches", () => {
     // Stored entities are unfrozen until first read, their chunk lists views on a store later
     // states share: a method that showed them would let a caller change every such state.

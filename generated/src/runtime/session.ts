@@ -28,9 +28,11 @@ import type { Issue, Result } from "./result.js";
  * new for every update and shared with nothing. Ids and keys are plain
  * data (S34).
  *
- * A state the caller built (plain `Map`s, a timeline of its own) is adopted
- * on the first update: its maps become `PersistentMap`s of frozen copies and
- * its timeline is completed from the maps.
+ * A state the caller built or changed (plain `Map`s, a spread of a state
+ * with a slot replaced, a timeline of its own) is adopted on the first
+ * update: its maps become `PersistentMap`s of frozen copies, its singletons
+ * and lists frozen copies, and its timeline is completed from the maps. The
+ * states the runtime returns carry a mark (`StateMark`) that a copy loses.
  */
 
 /** An entity's patch function: `apply.X` of its upsert type (pure, S1-S9). A method, so `apply.X` fits. */
@@ -140,32 +142,42 @@ class Stamped {
 }
 
 /**
- * Marks the timelines this runtime built (frozen, and in step with their
- * state's maps) with a private field, stamped through `Stamped`'s
- * constructor: invisible to iteration, `JSON.stringify`, deep equality and
- * any copy, so a timeline the caller built or copied is adopted. (Cheaper
- * than `Object.defineProperty` of a symbol on every new timeline array,
- * and than a `WeakSet`, an ephemeron per new entity, in time and memory.)
+ * Marks the states this runtime made with a private field, stamped through
+ * `Stamped`'s constructor: in a marked state every map is a `PersistentMap`,
+ * the timeline is in step with the maps, and every singleton and list is a
+ * frozen value of the runtime's own. The mark is invisible to iteration,
+ * `JSON.stringify`, deep equality and any copy, so a state the caller built
+ * or changed by a spread (`{ ...state, agentMessages: new Map(...) }`) is
+ * not marked, and the next reduce adopts it whole (`adoptState`). (Cheaper
+ * than `Object.defineProperty` of a symbol on every new state, and than a
+ * `WeakSet`, an ephemeron per state, in time and memory.)
  */
-class TimelineMark extends Stamped {
+class StateMark extends Stamped {
   #own = true;
 
-  /** Whether `value` was marked (by `ownTimeline`). */
+  /** Whether `value` was marked (by `ownState`). */
   static has(value: unknown): boolean {
     return typeof value === "object" && value !== null && #own in value;
   }
 }
 
+/** Marks `state`, a fresh copy (`SessionTable.copy`) the runtime completed, as its own; returns it. */
+function ownState(state: JsonObject): JsonObject {
+  new StateMark(state);
+  return state;
+}
+
+function isOwnState(state: unknown): boolean {
+  return StateMark.has(state);
+}
+
+/** `entries` as a state's timeline: frozen, as every value a state holds. */
 function ownTimeline(entries: TimelineEntry[]): Timeline {
-  new TimelineMark(entries);
   return Object.freeze(entries);
 }
 
-function isOwnTimeline(timeline: unknown): boolean {
-  return TimelineMark.has(timeline);
-}
-
 const NO_ENTITIES: Timeline = ownTimeline([]);
+const NO_ITEMS: readonly unknown[] = Object.freeze([]);
 
 /** A new session's state: empty maps and lists, the table's initial singletons, an empty timeline. */
 export function emptyState<S>(table: SessionTable): S {
@@ -174,7 +186,7 @@ export function emptyState<S>(table: SessionTable): S {
   for (const slot of table.lists) state[slot] = Object.freeze([]);
   for (const slot of Object.keys(table.initial)) state[slot] = frozenCopy(table.initial[slot]);
   state["timeline"] = NO_ENTITIES;
-  return table.copy(state) as S;
+  return ownState(table.copy(state)) as S;
 }
 
 /**
@@ -188,9 +200,9 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   const tag = update[table.tag];
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
-  // Nothing to adopt when the slot the route writes and the timeline are this runtime's own.
+  // Nothing to adopt when the state is this runtime's own (and its slot still holds what it did: the state is not frozen).
   const inSlot = table.read(state as State, route.slot);
-  const adopted = isOwnTimeline((state as State)["timeline"]) && (PersistentMap.is(inSlot) || !table.maps.includes(route.slot));
+  const adopted = isOwnState(state) && (PersistentMap.is(inSlot) || !table.maps.includes(route.slot));
   const from = adopted ? (state as State) : adoptState(table, state as State);
   const current = adopted ? inSlot : table.read(from, route.slot);
   const before = copying(owned);
@@ -201,7 +213,7 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
     copied(before);
   }
   if (next === current) return from === state ? state : (from as S);
-  const copy = table.copy(from);
+  const copy = ownState(table.copy(from));
   table.write(copy, route.slot, next);
   if (PersistentMap.is(next)) copy["timeline"] = retimed(from["timeline"] as Timeline, route, update, (current as Entities).size, next.size);
   else freezeJson(next);
@@ -293,7 +305,7 @@ function copied(before: Adopt | undefined): void {
 /** The map of `slot` when the fast paths can take the update: a string id, our own map and timeline (no adoption due). */
 function fastPathMap(table: SessionTable, state: State, slot: string, id: unknown): PersistentMap<unknown> | undefined {
   const map = table.read(state, slot);
-  return typeof id === "string" && PersistentMap.is(map) && isOwnTimeline(state["timeline"]) ? map : undefined;
+  return typeof id === "string" && PersistentMap.is(map) && isOwnState(state) ? map : undefined;
 }
 
 /**
@@ -302,7 +314,7 @@ function fastPathMap(table: SessionTable, state: State, slot: string, id: unknow
  * caller read a stored value under `id`.
  */
 function storeEntity(table: SessionTable, from: State, slot: string, map: PersistentMap<unknown>, id: string, entity: object, held: boolean): State {
-  const copy = table.copy(from);
+  const copy = ownState(table.copy(from));
   const next = held ? map.withHeld(id, entity) : map.with(id, entity);
   table.write(copy, slot, next);
   if (next.size !== map.size) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
@@ -342,13 +354,17 @@ function entityId(route: Route, update: JsonObject): string {
 }
 
 /**
- * A state the caller built, made the runtime's own: every map that is not a
- * `PersistentMap` becomes one holding frozen copies of its entries; the
- * timeline keeps the entries that name a stored entity (once) and gains, in
- * map order, every entity it missed.
+ * A state the caller built or changed, made the runtime's own: every map that
+ * is not a `PersistentMap` becomes one holding frozen copies of its entries;
+ * every singleton and list becomes a frozen copy (a list slot that is not an
+ * array, `[]`), so the reducer never freezes, nor shares, an object the
+ * caller still holds; the timeline keeps the entries that name a stored
+ * entity (once) and gains, in map order, every entity it missed.
  */
 function adoptState(table: SessionTable, state: State): State {
   const copy = table.copy(state);
+  for (const slot of table.singletons) if (state[slot] !== undefined) copy[slot] = frozenCopy(state[slot]);
+  for (const slot of table.lists) copy[slot] = Array.isArray(state[slot]) ? frozenCopy(state[slot]) : NO_ITEMS;
   const seen = new Set<string>();
   const entries: TimelineEntry[] = [];
   for (const slot of table.maps) {
@@ -370,7 +386,7 @@ function adoptState(table: SessionTable, state: State): State {
   }
   for (const slot of table.maps) for (const id of (copy[slot] as Entities).keys()) addEntry(slot, id);
   copy["timeline"] = ownTimeline(entries);
-  return copy;
+  return ownState(copy);
 }
 
 /**
@@ -473,7 +489,8 @@ function without(update: JsonObject, tag: string): JsonObject {
  * (they are frozen).
  */
 export function toJson(table: SessionTable, state: object): JsonObject {
-  const source = state as State;
+  // A state the caller built or changed is saved as the reducer would take it on (its timeline completed).
+  const source = isOwnState(state) ? (state as State) : adoptState(table, state as State);
   const out: JsonObject = {};
   for (const slot of table.maps) out[slot] = [...(source[slot] as ReadonlyMap<string, unknown>).entries()];
   for (const slot of table.singletons) if (source[slot] !== undefined) out[slot] = source[slot];
@@ -503,7 +520,7 @@ export function fromJson<S>(table: SessionTable, json: unknown): Result<S> {
     if (checkStored(table, table.stored[slot]!, json[slot], pointer(slot), issues)) state[slot] = frozenCopy(json[slot]);
   }
   state["timeline"] = readTimeline(table, listed, json["timeline"], issues);
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: table.copy(state) as S };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: ownState(table.copy(state)) as S };
 }
 
 const NOT_STORED = "no update of this surface stores anything here";
