@@ -18,7 +18,16 @@ export interface SessionStore<S, N> {
   readonly update: (notification: N) => void;
   /** The current state of a session, or `undefined` before its first update. */
   get(sessionId: string): S | undefined;
-  /** Calls `listener` after every update; returns the function that unsubscribes it. */
+  /**
+   * Calls `listener` after every update, with the session's id and new state, until the
+   * returned function is called. Listeners are called in the order they subscribed; one
+   * subscribed or unsubscribed while listeners are being called takes effect from the next
+   * update on (an unsubscribed one is not called again). An update made by a listener is
+   * told to every listener after the current one has been told to all, so each listener
+   * sees a session's states in the order they were stored. A listener that throws does not
+   * stop the others: once all were called, `update` throws the first error (the state is
+   * stored either way).
+   */
   subscribe(listener: SessionListener<S>): () => void;
 }
 
@@ -34,18 +43,64 @@ export function sessionStore<S, U>(
   reduceOwned: (state: S, update: U) => S,
 ): SessionStore<S, { readonly sessionId: string; readonly update: U }> {
   const states = new Map<string, S>();
-  const listeners = new Set<SessionListener<S>>();
+  const listeners = new Listeners<S>();
   const folding = (fold: (state: S, update: U) => S) => (notification: { readonly sessionId: string; readonly update: U }): void => {
+    // Outside the type (no object, no string id): nothing to fold, rather than a TypeError.
+    if (typeof notification !== "object" || notification === null || typeof notification.sessionId !== "string") return;
     const state = fold(states.get(notification.sessionId) ?? empty(), notification.update);
     states.set(notification.sessionId, state);
-    for (const listener of listeners) listener(notification.sessionId, state);
+    listeners.tell(notification.sessionId, state);
   };
   return {
     update: withOwningTwin(folding(reduce), folding(reduceOwned)),
     get: (sessionId) => states.get(sessionId),
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.add(listener),
   };
+}
+
+/** One subscription; `active` turns false when it is ended. */
+interface Subscription<S> {
+  readonly listener: SessionListener<S>;
+  active: boolean;
+}
+
+/** The listeners of a store, and the states stored but not yet told to them. */
+class Listeners<S> {
+  /** Replaced, never changed, by `add` and an unsubscribe: a round of calls goes over the array it began with. */
+  private subscriptions: readonly Subscription<S>[] = [];
+  /** States to tell, oldest first; not empty only while listeners are being called. */
+  private readonly untold: (readonly [string, S])[] = [];
+
+  /** Subscribes `listener`; returns the function that ends that subscription. */
+  add(listener: SessionListener<S>): () => void {
+    const subscription: Subscription<S> = { listener, active: true };
+    this.subscriptions = [...this.subscriptions, subscription];
+    return () => {
+      subscription.active = false;
+      this.subscriptions = this.subscriptions.filter((s) => s !== subscription);
+    };
+  }
+
+  /** Tells every listener that `sessionId` now has `state`, after any state stored before it; throws the first listener's error once all were called. */
+  tell(sessionId: string, state: S): void {
+    this.untold.push([sessionId, state]);
+    if (this.untold.length > 1) return; // a listener's update: the round under way tells it
+    let failure: { error: unknown } | undefined;
+    try {
+      for (let i = 0; i < this.untold.length; i++) {
+        const [id, told] = this.untold[i]!;
+        for (const subscription of this.subscriptions) {
+          if (!subscription.active) continue;
+          try {
+            subscription.listener(id, told);
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      }
+    } finally {
+      this.untold.length = 0;
+    }
+    if (failure !== undefined) throw failure.error;
+  }
 }
