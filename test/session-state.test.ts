@@ -331,6 +331,12 @@ describe("sessionStateToJSON / sessionStateFromJSON", () => {
       expect(issuesOf(json)).toEqual(["/extra", "/notices"]);
     });
 
+    it("a custom item of a known kind (S27: only unknown kinds are kept raw), located at its tag", () => {
+      const json = saved();
+      json["custom"].push({ sessionUpdate: "notice", severity: "info", title: "n" }, { sessionUpdate: "_acme/y" });
+      expect(issuesOf(json)).toEqual(["/custom/1/sessionUpdate"]);
+    });
+
     it("an entity that is not valid, located inside its pair", () => {
       const json = saved();
       json["toolCalls"][0][1].title = 5;

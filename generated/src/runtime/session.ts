@@ -593,7 +593,13 @@ function readTimeline(table: SessionTable, listed: ReadonlyMap<string, ReadonlyS
 /** Checks one stored value as the update that stores it; issues are placed under `path`. */
 function checkStored(table: SessionTable, as: StoredAs, value: unknown, path: string, issues: Issue[]): boolean {
   if (as.record !== undefined) return checkRecord(table, as, as.record, value, path, issues);
-  if (as.raw) return report(table.validate(value), path, "", issues);
+  if (as.raw) {
+    // S27: the reducer keeps raw only the updates whose tag it has no route for.
+    const tag = isObject(value) ? value[table.tag] : undefined;
+    if (typeof tag !== "string" || !table.routes.has(tag)) return report(table.validate(value), path, "", issues);
+    issues.push({ path: `${path}${pointer(table.tag)}`, message: `${JSON.stringify(tag)} is a known update: only updates of unknown kinds are kept raw` });
+    return false;
+  }
   const update: JsonObject = { [table.tag]: as.tag };
   if (as.value !== undefined) {
     put(update, as.value, value);

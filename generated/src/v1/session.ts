@@ -358,8 +358,9 @@ export function emptySessionState(): SessionState {
  * and ignored on closed ones (v1, S22). Pass updates through `parse.SessionUpdate` first:
  * a malformed field it drops then changes nothing (S8).
  *
- * Any state the type admits is accepted: plain `Map`s and a timeline built by hand are
- * adopted on the first update (copied, frozen, the timeline completed from the maps).
+ * Any state the type admits is accepted: a state built by hand or changed by a spread (plain
+ * `Map`s, singletons, lists, a timeline of its own) is adopted on the first update (copied,
+ * frozen, the timeline completed from the maps).
  * What the update holds is copied; `reduceSessionOwned` skips that copy.
  */
 export function reduceSession(state: SessionState, update: T.SessionUpdate): SessionState {
@@ -370,7 +371,9 @@ export function reduceSession(state: SessionState, update: T.SessionUpdate): Ses
  * `reduceSession` for an update handed over: the caller never uses or changes `update`
  * afterwards (typically a fresh `parse.SessionUpdate` result), so its values are stored
  * without a copy and frozen in place (entities when first read). Same result as
- * `reduceSession`; changing the update later would change the states built from it.
+ * `reduceSession`; changing the update later would change the states built from it. A part
+ * the caller froze is taken as frozen through and through (as `Object.freeze` of every level
+ * leaves it) and is not walked again.
  */
 export function reduceSessionOwned(state: SessionState, update: T.SessionUpdate): SessionState {
   return reduceWith(state, update, true);
