@@ -40,6 +40,26 @@ function agentWithRawClient(handlers: AgentHandlers, options: Parameters<typeof 
   return { client, raw: rawPeer(far), errors };
 }
 
+/** The next line `raw` received, or "no answer" when none came within `ms` (a test of what must be answered fails instead of timing out). */
+async function nextWithin(raw: ReturnType<typeof rawPeer>, ms = 200): Promise<any> {
+  for (let waited = 0; raw.received.length === 0 && waited < ms; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  return raw.received.length > 0 ? raw.received.shift() : "no answer";
+}
+
+/** Runs `body`, then lets queued work run; returns the unhandled rejections seen meanwhile (the contract: never one). */
+async function unhandledDuring(body: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => void seen.push(reason);
+  process.on("unhandledRejection", listener);
+  try {
+    await body();
+    await settle();
+  } finally {
+    process.off("unhandledRejection", listener);
+  }
+  return seen;
+}
+
 /** A typed agent and a typed client connected in memory. */
 function pair(handlers: AgentHandlers, clientHandlers: Parameters<typeof connectClient>[1] = {}) {
   const [near, far] = inMemoryTransports();
@@ -126,6 +146,24 @@ describe("wire errors", () => {
     const answer = await raw.next();
     expect(answer).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "boom" } });
     expect(JSON.stringify(answer)).not.toMatch(/at |\.ts:/);
+  });
+
+  it("answers -32603 with a fixed message when a handler throws what String() cannot convert", async () => {
+    const messageThrows = new Error("x");
+    Object.defineProperty(messageThrows, "message", { get: () => { throw new Error("message getter"); } });
+    const thrown: Record<string, unknown> = {
+      "Object.create(null)": Object.create(null),
+      "a throwing toString": { toString: () => { throw new Error("toString"); } },
+      "an Error whose message getter throws": messageThrows,
+    };
+    for (const [name, value] of Object.entries(thrown)) {
+      const unhandled = await unhandledDuring(async () => {
+        const { raw } = agentWithRawClient({ "session/new": () => { throw value; } });
+        await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+        expect(await nextWithin(raw), name).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "an error that cannot be converted to a string" } });
+      });
+      expect(unhandled, name).toEqual([]);
+    }
   });
 
   it("never answers a notification, also with invalid params or an unknown method (onError instead)", async () => {

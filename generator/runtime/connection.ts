@@ -436,9 +436,8 @@ class Connection {
         this.answer(id, { jsonrpc: "2.0", id, result: result === undefined ? null : result });
       }
     } catch (error) {
-      if (error instanceof RpcError) this.answerError(id, error.code, error.message, error.data);
-      else if (ctx.aborted) this.answerError(id, CANCELLED, "Request cancelled");
-      else this.answerError(id, INTERNAL_ERROR, messageOf(error));
+      const { code, message, data } = errorAnswer(error, ctx);
+      this.answerError(id, code, message, data);
     } finally {
       this.inflight.delete(id);
     }
@@ -583,6 +582,36 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
+/** The message of what was thrown when nothing better can be said: `String()` of it failed (`Object.create(null)`, a throwing `toString` or `message` getter). */
+const UNREADABLE = "an error that cannot be converted to a string";
+
+/** What `error` says, as a string; never throws (`UNREADABLE` when it cannot be read). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** The wire error of an error response. */
+interface WireError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * The error response to a request whose handler threw `error` (DESIGN.md
+ * "Connection": a `RequestError` as it is, -32800 after a cancel, anything else
+ * -32603 with its message). Never throws, whatever was thrown.
+ */
+function errorAnswer(error: unknown, ctx: RequestContext): WireError {
+  try {
+    if (error instanceof RpcError) return { code: error.code, message: error.message, data: error.data };
+    if (ctx.aborted) return { code: CANCELLED, message: "Request cancelled" };
+  } catch {
+    // A getter of the thrown value threw: it is answered as anything else.
+  }
+  return { code: INTERNAL_ERROR, message: messageOf(error) };
 }
