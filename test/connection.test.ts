@@ -261,6 +261,36 @@ describe("what cannot be sent", () => {
     expect(await raw.next()).toMatchObject({ id: 1, error: { code: -32603, message: expect.stringContaining("not serialisable") } });
   });
 
+  it("answers -32603 without data when a thrown error cannot be sent as it is: data not JSON, a code not an integer, a message not a string", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const codeThrows = new RequestError(-32000, "code getter");
+    Object.defineProperty(codeThrows, "code", { get: () => { throw new Error("code"); } });
+    const objectMessage = new RequestError(-32000, "x");
+    (objectMessage as { message: unknown }).message = { not: "a string" };
+    const bigMessage = new Error("x");
+    (bigMessage as { message: unknown }).message = 10n;
+    const cases: [unknown, string | RegExp][] = [
+      [new RequestError(-32000, "auth", { n: 1n }), /^Internal error: the error is not serialisable as JSON: .*BigInt/],
+      [new RequestError(-32000, "auth", cycle), /^Internal error: the error is not serialisable as JSON: .*circular/],
+      [new RequestError(NaN, "NaN code"), "NaN code"],
+      [new RequestError(1.5, "fraction code"), "fraction code"],
+      [new RequestError("x" as never, "string code", { kept: false }), "string code"],
+      [objectMessage, "[object Object]"],
+      [codeThrows, "code getter"],
+      [bigMessage, "10"],
+    ];
+    for (const [value, message] of cases) {
+      const unhandled = await unhandledDuring(async () => {
+        const { raw } = agentWithRawClient({ "session/new": async () => { throw value; } });
+        await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+        const answer = await nextWithin(raw);
+        expect(answer, String(message)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+      });
+      expect(unhandled).toEqual([]);
+    }
+  });
+
   it("rejects request and notify of a method the peer does not handle, and a malformed error response", async () => {
     const { client, raw } = agentWithRawClient({});
     await expect(client.request("session/new" as never, NEW_SESSION as never)).rejects.toMatchObject({ code: -32601 });

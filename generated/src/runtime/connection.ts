@@ -315,12 +315,12 @@ class Connection {
   /** Serialises and writes one message; rejects (never throws) when it cannot. */
   send(message: object): Promise<void> {
     if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch (error) {
-      return Promise.reject(this.spec.error(INTERNAL_ERROR, `not serialisable as JSON: ${messageOf(error)}`));
-    }
+    const text = toJson(message);
+    return typeof text === "string" ? this.write(text) : Promise.reject(this.spec.error(INTERNAL_ERROR, text.message));
+  }
+
+  /** Hands one line to the transport. */
+  private write(text: string): Promise<void> {
     return this.transport.send(text);
   }
 
@@ -533,12 +533,13 @@ class Connection {
     this.answer(id, { jsonrpc: "2.0", id, error });
   }
 
+  /** Writes a response; `response` holds `result` or `error`. */
   private answer(id: RequestId, response: object): void {
     if (this.isClosed) return;
-    this.send(response).catch((error: unknown) => {
-      if (!("error" in response)) this.answerError(id, INTERNAL_ERROR, `Internal error: the result is not serialisable (${messageOf(error)})`);
-      else this.report(error);
-    });
+    const text = toJson(response);
+    // The peer always gets an answer (DESIGN.md "Connection"): a result or an error's data that is not JSON (a BigInt, a cycle) becomes -32603 without data.
+    const line = typeof text === "string" ? text : JSON.stringify({ jsonrpc: "2.0", id, error: { code: INTERNAL_ERROR, message: `Internal error: the ${"result" in response ? "result" : "error"} is ${text.message}` } });
+    this.write(line).catch((error: unknown) => this.report(error));
   }
 }
 
@@ -585,6 +586,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
+/** `message` as JSON text, or an `Error` saying why it is not JSON (a BigInt, a cycle, a getter or `toJSON` that throws). */
+function toJson(message: object): string | Error {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    return new Error(`not serialisable as JSON: ${messageOf(error)}`);
+  }
+}
+
 /** The message of what was thrown when nothing better can be said: `String()` of it failed (`Object.create(null)`, a throwing `toString` or `message` getter). */
 const UNREADABLE = "an error that cannot be converted to a string";
 
@@ -611,7 +621,8 @@ interface WireError {
  */
 function errorAnswer(error: unknown, ctx: RequestContext): WireError {
   try {
-    if (error instanceof RpcError) return { code: error.code, message: error.message, data: error.data };
+    // A RequestError's code must be an integer and its message a string on the wire (JSON-RPC 2.0, section 5.1).
+    if (error instanceof RpcError && isErrorObject(error)) return { code: error.code, message: error.message, data: error.data };
     if (ctx.aborted) return { code: CANCELLED, message: "Request cancelled" };
   } catch {
     // A getter of the thrown value threw: it is answered as anything else.
