@@ -166,6 +166,30 @@ describe("wire errors", () => {
     }
   });
 
+  it("finds handlers on the prototype (a class instance, Object.create(base)) and calls them with the handlers object as this", async () => {
+    class Agent {
+      sessions = 0;
+      cancelled: string[] = [];
+      "session/new"(): { sessionId: string } {
+        return { sessionId: `s${++this.sessions}` };
+      }
+      "session/cancel"({ sessionId }: { sessionId: string }): void {
+        this.cancelled.push(sessionId);
+      }
+    }
+    const agent = new Agent();
+    const { raw } = agentWithRawClient(agent);
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s1" } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s1" } });
+    await settle();
+    expect(agent.cancelled).toEqual(["s1"]);
+
+    const derived = agentWithRawClient(Object.create({ "session/new": () => ({ sessionId: "base" }) }));
+    await derived.raw.sendJson({ jsonrpc: "2.0", id: 2, method: "session/new", params: NEW_SESSION });
+    expect(await derived.raw.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { sessionId: "base" } });
+  });
+
   it("never answers a notification, also with invalid params or an unknown method (onError instead)", async () => {
     const seen: unknown[] = [];
     const { raw, errors } = agentWithRawClient({ "session/cancel": (p) => void seen.push(p) });

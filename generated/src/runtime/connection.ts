@@ -56,7 +56,10 @@ export type RequestHandler<P, R> = (params: P, ctx: HandlerContext) => R | Promi
 /** A notification handler: called one at a time, in arrival order. */
 export type NotificationHandler<P> = (params: P, ctx: HandlerContext) => void | Promise<void>;
 
-/** Handlers for a side: any subset of its requests (`Req`: method -> {params, result}) and notifications (`Notif`: method -> params). */
+/**
+ * Handlers for a side: any subset of its requests (`Req`: method -> {params, result}) and notifications (`Notif`: method -> params).
+ * A class instance fits: each handler is read as `handlers[method]` (inherited ones too) and called with `handlers` as `this`.
+ */
 export type Handlers<Req, Notif> = {
   readonly [M in keyof Req]?: Req[M] extends { params: infer P; result: infer R } ? RequestHandler<P, R> : never;
 } & { readonly [M in keyof Notif]?: NotificationHandler<Notif[M]> };
@@ -515,10 +518,14 @@ class Connection {
     this.draining = false;
   }
 
-  /** The handler of a method this end handles, read now from `handlers` (by the table's name, see `Handled`). */
+  /**
+   * The handler of a method this end handles, read now from `handlers` (by the
+   * table's name, see `Handled`), own or inherited: a class instance's methods
+   * are on its prototype. It is called with `handlers` as `this`.
+   */
   private handlerOf({ method }: Handled): AnyHandler | undefined {
-    // Only methods of the spec reach here, so `method` is never `__proto__` and friends.
-    const handler: unknown = Object.prototype.hasOwnProperty.call(this.handlers, method) ? (this.handlers as Record<string, unknown>)[method] : undefined;
+    // Only methods of the table reach here, and none is an `Object.prototype` member (test/connection-methods.test.ts).
+    const handler: unknown = (this.handlers as Record<string, unknown>)[method];
     if (typeof handler !== "function") return undefined;
     return owningTwins.get(handler) ?? (handler as AnyHandler);
   }
