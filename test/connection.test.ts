@@ -202,6 +202,20 @@ describe("wire errors", () => {
     expect(errors.map((e) => (e as RequestError).code)).toEqual([-32602, -32601]);
   });
 
+  it("never answers a response, also a malformed one; one without jsonrpc \"2.0\" rejects its request with -32603", async () => {
+    const { client, raw, errors } = agentWithRawClient({});
+    const permission = client.request("session/request_permission", PERMISSION);
+    const request = await raw.next();
+    await raw.sendJson({ id: request.id, result: { outcome: { outcome: "cancelled" } } });
+    expect(await nextWithin(raw)).toBe("no answer");
+    await expect(permission).rejects.toMatchObject({ code: -32603, message: 'invalid response to session/request_permission: jsonrpc must be "2.0"' });
+    await raw.sendJson({ jsonrpc: "2.0", id: 77, result: {}, method: null });
+    await raw.sendJson({ jsonrpc: "1.0", id: 5, error: { code: 1, message: "x" } });
+    await raw.sendJson({ jsonrpc: "2.0", id: { not: "an id" }, result: {} });
+    expect(await nextWithin(raw)).toBe("no answer");
+    expect(errors.map((e) => e.message)).toEqual(["response with unknown id 77", "response with unknown id 5", 'response with unknown id {"not":"an id"}']);
+  });
+
   it("reports a response with an unknown id instead of throwing", async () => {
     const { raw, errors } = agentWithRawClient({});
     await raw.sendJson({ jsonrpc: "2.0", id: 999, result: {} });

@@ -380,6 +380,9 @@ class Connection {
   private route(message: Record<string, unknown>): void {
     const { jsonrpc, id, method } = message;
     const hasId = id !== undefined;
+    // A response is never answered (JSON-RPC 2.0, section 5), also a malformed one: the answer would carry its id, one
+    // of ours, into the peer's id space, and our request would wait forever. `handleResponse` settles or reports it.
+    if (method == null && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
     if (hasId && typeof method === "string" && this.spec.requestId !== undefined && !this.spec.requestId(id)) {
       // The id is a JSON-RPC id, only not one this version admits: echo it, so that the caller can match the answer.
@@ -391,11 +394,10 @@ class Connection {
       else this.handleNotification(method, message.params);
       return;
     }
-    if (method === undefined && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
     this.answerError(hasId ? id : null, INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response");
   }
 
-  private handleResponse(id: RequestId, message: Record<string, unknown>): void {
+  private handleResponse(id: unknown, message: Record<string, unknown>): void {
     const pending = typeof id === "number" ? this.settle(id) : undefined;
     if (pending === undefined) {
       if (typeof id === "number" && this.abandoned.delete(id)) return;
@@ -403,6 +405,10 @@ class Connection {
       this.report(id === null && isErrorObject(error) ? this.errorFrom(error) : new Error(`response with unknown id ${JSON.stringify(id)}`));
       return;
     }
+    // A response without `"jsonrpc": "2.0"` is not a JSON-RPC 2.0 response (section 5: the member MUST be exactly "2.0"),
+    // so its result is not trusted: the request rejects with -32603, as on a malformed error (DESIGN.md "Connection"
+    // answers such a request with -32600; a response cannot be answered, so its request fails instead).
+    if (message.jsonrpc !== "2.0") return pending.reject(this.spec.error(INTERNAL_ERROR, `invalid response to ${pending.method}: jsonrpc must be "2.0"`));
     if ("error" in message) {
       const error = message.error;
       pending.reject(isErrorObject(error) ? this.errorFrom(error) : this.spec.error(INTERNAL_ERROR, `malformed error response to ${pending.method}`));
