@@ -190,6 +190,29 @@ describe("wire errors", () => {
     expect(await derived.raw.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { sessionId: "base" } });
   });
 
+  it("answers -32603 when reading a request's handler throws (a getter), and reports a notification's", async () => {
+    const handlers = {
+      get "session/new"(): never {
+        throw new Error("request getter");
+      },
+      get "session/cancel"(): never {
+        throw new Error("notification getter");
+      },
+    };
+    const unhandled = await unhandledDuring(async () => {
+      const { raw, errors } = agentWithRawClient(handlers);
+      const batch = [
+        { jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION },
+        { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } },
+        { jsonrpc: "2.0", id: 2, method: "session/new", params: NEW_SESSION },
+      ];
+      await Promise.all(batch.map((message) => raw.sendJson(message))); // delivered as one batch
+      expect([await nextWithin(raw), await nextWithin(raw)]).toEqual([1, 2].map((id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message: "request getter" } })));
+      expect(errors.map((e) => e.message)).toEqual(["notification getter"]);
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   it("never answers a notification, also with invalid params or an unknown method (onError instead)", async () => {
     const seen: unknown[] = [];
     const { raw, errors } = agentWithRawClient({ "session/cancel": (p) => void seen.push(p) });

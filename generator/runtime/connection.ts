@@ -527,8 +527,16 @@ class Connection {
    * are on its prototype. It is called with `handlers` as `this`.
    */
   private handlerOf({ method }: Handled): AnyHandler | undefined {
-    // Only methods of the table reach here, and none is an `Object.prototype` member (test/connection-methods.test.ts).
-    const handler: unknown = (this.handlers as Record<string, unknown>)[method];
+    let handler: unknown;
+    try {
+      // Only methods of the table reach here, and none is an `Object.prototype` member (test/connection-methods.test.ts).
+      handler = (this.handlers as Record<string, unknown>)[method];
+    } catch (error) {
+      // A getter (or Proxy) that throws: the call throws it, so a request gets -32603 and a notification goes to `onError`.
+      return () => {
+        throw error;
+      };
+    }
     if (typeof handler !== "function") return undefined;
     return owningTwins.get(handler) ?? (handler as AnyHandler);
   }
