@@ -581,6 +581,21 @@ describe("cancellation", () => {
     await raw.sendJson({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 3 } });
     expect(await raw.next()).toMatchObject({ id: 3, error: { code: -32800 } });
   });
+
+  it("a request reusing an id still in flight stays cancellable after the first one is answered", async () => {
+    const { raw } = agentWithRawClient({
+      "session/prompt": ({ sessionId }, { signal }) =>
+        new Promise((resolve, reject) => {
+          signal.addEventListener("abort", () => reject(new Error("stopped")));
+          if (sessionId === "first") setTimeout(() => resolve({ messageId: "m1" }), 10);
+        }),
+    });
+    await raw.sendJson({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { ...PROMPT, sessionId: "first" } });
+    await raw.sendJson({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { ...PROMPT, sessionId: "second" } });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 7, result: { messageId: "m1" } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 7 } });
+    expect(await nextWithin(raw)).toMatchObject({ id: 7, error: { code: -32800 } });
+  });
 });
 
 describe("closing", () => {

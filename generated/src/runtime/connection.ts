@@ -451,7 +451,8 @@ class Connection {
       const { code, message, data } = errorAnswer(error, ctx);
       this.answerError(id, code, message, data);
     } finally {
-      this.inflight.delete(id);
+      // A peer may reuse an id still in flight: the later request owns the entry then, and keeps it.
+      if (this.inflight.get(id) === ctx) this.inflight.delete(id);
     }
   }
 
