@@ -504,6 +504,27 @@ describe("outgoing validation", () => {
     expect(await loose.raw.next()).toEqual({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s" } });
   });
 
+  it("request and notify reject, never throw, on params with a throwing getter or Proxy and on a signal whose getter throws", async () => {
+    /** What `run` gave: its promise's error, or what it threw synchronously. */
+    const outcome = (run: () => Promise<unknown>): Promise<unknown> => {
+      try {
+        return run().then(() => "resolved", (error: unknown) => error);
+      } catch (error) {
+        return Promise.resolve(["threw", error]);
+      }
+    };
+    const { client, raw } = agentWithRawClient({});
+    const getter = { ...PERMISSION, get title(): string { throw new Error("title getter"); } };
+    const proxy = new Proxy({}, { get: () => { throw new Error("proxy get"); }, has: () => { throw new Error("proxy has"); }, ownKeys: () => { throw new Error("proxy keys"); } });
+    const badSignal = { get aborted(): boolean { throw new Error("aborted getter"); }, addEventListener() {}, removeEventListener() {} };
+    expect(await outcome(() => client.request("session/request_permission", getter))).toMatchObject({ code: -32602, message: "invalid params of session/request_permission: title getter" });
+    expect(await outcome(() => client.notify("session/update", proxy as never))).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid params of session\/update: proxy/) });
+    expect(await outcome(() => client.request("session/request_permission", PERMISSION, { signal: badSignal }))).toMatchObject({ code: -32603, message: "could not send session/request_permission: aborted getter" });
+    expect(await outcome(() => client.extRequest("_acme/x", {}, { signal: badSignal }))).toMatchObject({ code: -32603 });
+    await settle();
+    expect(raw.received).toEqual([]);
+  });
+
   it("turns an invalid handler result into -32603 with data.issues; validateOutgoing: false sends it", async () => {
     const handlers: AgentHandlers = { "session/new": () => ({ sessionId: 42 }) as never };
     const strict = agentWithRawClient(handlers);

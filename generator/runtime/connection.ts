@@ -232,9 +232,9 @@ interface Pending {
 export function connect(transport: Transport, spec: ConnectionSpec, handlers: object, options: ConnectOptions = {}): Peer<any, any> {
   const connection = new Connection(transport, spec, handlers, options);
   return {
-    request: (method, params, requestOptions) => connection.request(method, params, requestOptions?.signal),
+    request: (method, params, requestOptions) => connection.request(method, params, requestOptions),
     notify: (method, params) => connection.notify(method, params),
-    extRequest: (method, params, requestOptions) => connection.call(method, params, undefined, requestOptions?.signal),
+    extRequest: (method, params, requestOptions) => connection.call(method, params, undefined, requestOptions),
     extNotify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
     closed: connection.closed,
     close: () => connection.close(),
@@ -281,12 +281,12 @@ class Connection {
     });
   }
 
-  request(method: string, params: unknown, signal: AbortSignalLike | undefined): Promise<unknown> {
+  request(method: string, params: unknown, options: RequestOptions | undefined): Promise<unknown> {
     const spec = this.spec.outbound.requests.get(method);
     if (spec === undefined) return Promise.reject(this.spec.error(METHOD_NOT_FOUND, `"${method}" is not a request the peer handles`));
     const invalid = this.checkOutgoing(spec.validateParams, params, `params of ${method}`);
     if (invalid) return Promise.reject(invalid);
-    return this.call(method, params, spec.parseResult ?? anyValue, signal);
+    return this.call(method, params, spec.parseResult ?? anyValue, options);
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -297,13 +297,20 @@ class Connection {
     return this.send({ jsonrpc: "2.0", method, params });
   }
 
-  call(method: string, params: unknown, parseResult: Decoder | undefined, signal: AbortSignalLike | undefined): Promise<unknown> {
+  call(method: string, params: unknown, parseResult: Decoder | undefined, options: RequestOptions | undefined): Promise<unknown> {
     if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
-    if (signal?.aborted) return Promise.reject(this.spec.error(CANCELLED, "request cancelled"));
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => this.cancelOutgoing(id);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      let signal: AbortSignalLike | undefined;
+      try {
+        signal = options?.signal;
+        if (signal?.aborted) return reject(this.spec.error(CANCELLED, "request cancelled"));
+        signal?.addEventListener("abort", onAbort, { once: true });
+      } catch (error) {
+        // A signal whose getter or addEventListener throws: the request is not sent, and rejects (the peer's functions never throw).
+        return reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+      }
       const detach = (): void => signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, { method, parseResult, resolve, reject, detach });
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
@@ -333,8 +340,16 @@ class Connection {
     this.markClosed();
   }
 
+  /** The error when `value` fails `check`; never throws. */
   private checkOutgoing(check: Check, value: unknown, what: string): RpcError | undefined {
-    if (!this.validateOutgoing || check(value)) return undefined;
+    if (!this.validateOutgoing) return undefined;
+    try {
+      if (check(value)) return undefined;
+    } catch (error) {
+      // A getter or Proxy in the value that throws: it is invalid (the peer's functions never throw). What the check recorded before is dropped.
+      failedIssues();
+      return this.spec.error(INVALID_PARAMS, `invalid ${what}: ${messageOf(error)}`);
+    }
     return this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: failedIssues() });
   }
 
