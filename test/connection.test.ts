@@ -430,6 +430,18 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 
+  it("reports a notification handler throwing or rejecting with what String() cannot convert, with a fixed message", async () => {
+    const { raw, errors } = agentWithRawClient({
+      "session/cancel": ({ sessionId }) => {
+        if (sessionId === "sync") throw Object.create(null);
+        return Promise.reject(Object.create(null));
+      },
+    });
+    for (const sessionId of ["sync", "async"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await settle();
+    expect(errors.map((e) => e.message)).toEqual(["an error that cannot be converted to a string", "an error that cannot be converted to a string"]);
+  });
+
   it("goes on after a handler's odd thenable: one whose then throws, a then getter that throws, one that calls back twice", async () => {
     const order: string[] = [];
     let running = 0;

@@ -278,7 +278,7 @@ class Connection {
       lines: (texts) => eachParsed(texts, (message) => (this.receive(message), !this.isClosed)),
       problem: (message) => this.report(new Error(message)),
       end: (error) => {
-        if (error !== undefined) this.report(error instanceof Error ? error : new Error(String(error)));
+        if (error !== undefined) this.report(error);
         this.close();
       },
     });
@@ -374,7 +374,7 @@ class Connection {
 
   private report(error: unknown): void {
     try {
-      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.options.onError?.(asError(error));
     } catch {
       // An onError that throws has nobody left to tell.
     }
@@ -642,6 +642,16 @@ function messageOf(error: unknown): string {
   } catch {
     return UNREADABLE;
   }
+}
+
+/** `error` if it is an `Error`, else an `Error` with its message (`UNREADABLE` when `String()` of it fails); never throws. */
+function asError(error: unknown): Error {
+  try {
+    if (error instanceof Error) return error;
+  } catch {
+    // A Proxy whose getPrototypeOf throws.
+  }
+  return new Error(messageOf(error));
 }
 
 /** The wire error of an error response. */
