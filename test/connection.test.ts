@@ -227,11 +227,11 @@ describe("wire errors", () => {
 
   it("never answers a response, also a malformed one; one without jsonrpc \"2.0\" rejects its request with -32603", async () => {
     const { client, raw, errors } = agentWithRawClient({});
-    const permission = client.request("session/request_permission", PERMISSION);
+    const permission = client.request("session/request_permission", PERMISSION).catch((error: unknown) => error);
     const request = await raw.next();
     await raw.sendJson({ id: request.id, result: { outcome: { outcome: "cancelled" } } });
     expect(await nextWithin(raw)).toBe("no answer");
-    await expect(permission).rejects.toMatchObject({ code: -32603, message: 'invalid response to session/request_permission: jsonrpc must be "2.0"' });
+    expect(await permission).toMatchObject({ code: -32603, message: 'invalid response to session/request_permission: jsonrpc must be "2.0"' });
     await raw.sendJson({ jsonrpc: "2.0", id: 77, result: {}, method: null });
     await raw.sendJson({ jsonrpc: "1.0", id: 5, error: { code: 1, message: "x" } });
     await raw.sendJson({ jsonrpc: "2.0", id: { not: "an id" }, result: {} });
@@ -349,6 +349,37 @@ describe("what cannot be sent", () => {
         expect(answer, String(message)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: typeof message === "string" ? message : expect.stringMatching(message) } });
       });
       expect(unhandled).toEqual([]);
+    }
+  });
+
+  it("a custom transport whose send throws or returns no promise: request and notify reject with -32603, the request is not kept", async () => {
+    for (const [name, send] of [
+      ["throws", () => { throw new Error("send threw"); }],
+      ["returns undefined", () => undefined],
+    ] as const) {
+      let sink!: Parameters<Transport["start"]>[0];
+      const transport = { start: (s: typeof sink) => void (sink = s), send, close() {} } as unknown as Transport;
+      const errors: string[] = [];
+      const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+      const update = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "x" } } } as const;
+      const sent = (run: () => Promise<unknown>) => {
+        try {
+          return run().then(() => "resolved", (error: unknown) => error);
+        } catch (error) {
+          return ["threw", error];
+        }
+      };
+      if (name === "throws") {
+        expect(await sent(() => client.notify("session/update", update))).toMatchObject({ code: -32603, message: "could not send session/update: send threw" });
+        expect(await sent(() => client.request("session/request_permission", PERMISSION))).toMatchObject({ code: -32603, message: "could not send session/request_permission: send threw" });
+      } else {
+        expect(await sent(() => client.notify("session/update", update))).toBe("resolved");
+        void client.request("session/request_permission", PERMISSION);
+        await settle();
+      }
+      // The request's entry is gone once it failed (or it stays pending until answered).
+      sink.line(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } }));
+      expect(errors, name).toEqual(name === "throws" ? ["response with unknown id 1"] : []);
     }
   });
 

@@ -217,6 +217,14 @@ function byName(table: ReadonlyMap<string, HandledSpec>): ReadonlyMap<string, Ha
   return new Map([...table].map(([method, spec]) => [method, { spec, method }]));
 }
 
+/** A request (with `id`) or a notification, as written. */
+interface OutgoingMessage {
+  readonly jsonrpc: "2.0";
+  readonly id?: number;
+  readonly method: string;
+  readonly params: unknown;
+}
+
 interface Pending {
   readonly method: string;
   readonly parseResult: Decoder | undefined;
@@ -314,21 +322,30 @@ class Connection {
       const detach = (): void => signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, { method, parseResult, resolve, reject, detach });
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
-        this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+        this.settle(id)?.reject(error instanceof RpcError ? error : this.cannotSend(method, error));
       });
     });
   }
 
-  /** Serialises and writes one message; rejects (never throws) when it cannot. */
-  send(message: object): Promise<void> {
+  /** Serialises and writes a request or notification; rejects (never throws) when it cannot, with a -32603 `RequestError` unless the transport's promise rejects. */
+  send(message: OutgoingMessage): Promise<void> {
     if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
     const text = toJson(message);
-    return typeof text === "string" ? this.write(text) : Promise.reject(this.spec.error(INTERNAL_ERROR, text.message));
+    return typeof text === "string" ? this.write(text, message.method) : Promise.reject(this.cannotSend(message.method, text));
   }
 
-  /** Hands one line to the transport. */
-  private write(text: string): Promise<void> {
-    return this.transport.send(text);
+  /** Hands one line to the transport; never throws. */
+  private write(text: string, what: string): Promise<void> {
+    try {
+      // `Transport` is public: a custom one's `send` may throw, or return no promise.
+      return Promise.resolve(this.transport.send(text));
+    } catch (error) {
+      return Promise.reject(this.cannotSend(what, error));
+    }
+  }
+
+  private cannotSend(what: string, error: unknown): RpcError {
+    return this.spec.error(INTERNAL_ERROR, `could not send ${what}: ${messageOf(error)}`);
   }
 
   close(): void {
@@ -573,7 +590,7 @@ class Connection {
     const text = toJson(response);
     // The peer always gets an answer (DESIGN.md "Connection"): a result or an error's data that is not JSON (a BigInt, a cycle) becomes -32603 without data.
     const line = typeof text === "string" ? text : JSON.stringify({ jsonrpc: "2.0", id, error: { code: INTERNAL_ERROR, message: `Internal error: the ${"result" in response ? "result" : "error"} is ${text.message}` } });
-    this.write(line).catch((error: unknown) => this.report(error));
+    this.write(line, "an answer").catch((error: unknown) => this.report(error));
   }
 }
 
