@@ -683,6 +683,17 @@ describe("closing", () => {
     client.close();
     expect(aborted).toBe(true);
   });
+
+  it("close() of a custom transport whose close throws: reported, and the connection closes all the same", async () => {
+    const transport = { start() {}, send: () => Promise.resolve(), close: () => { throw new Error("close threw"); } } as Transport;
+    const errors: string[] = [];
+    const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+    const permission = client.request("session/request_permission", PERMISSION).catch((error: unknown) => error);
+    expect(() => client.close()).not.toThrow();
+    expect(await permission).toMatchObject({ code: -32603, message: "connection closed" });
+    await client.closed;
+    expect(errors).toEqual(["close threw"]);
+  });
 });
 
 describe("RequestError and PROTOCOL_VERSION", () => {

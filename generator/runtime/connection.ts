@@ -351,7 +351,12 @@ class Connection {
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.transport.close();
+    try {
+      this.transport.close();
+    } catch (error) {
+      // A custom transport's `close` may throw: the connection closes all the same.
+      this.report(error);
+    }
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
     for (const handling of this.inflight.values()) handling.abort();
     this.markClosed();
