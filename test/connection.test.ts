@@ -506,6 +506,21 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 
+  it("starts no queued notification handler after close()", async () => {
+    const ran: string[] = [];
+    const { client, raw } = agentWithRawClient({
+      "session/cancel": async ({ sessionId }) => {
+        ran.push(sessionId);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      },
+    });
+    for (const sessionId of ["a", "b", "c"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await settle();
+    client.close();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(ran).toEqual(["a"]);
+  });
+
   it("handles requests concurrently: a handler waiting for a later request does not block it", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

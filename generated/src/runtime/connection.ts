@@ -547,15 +547,16 @@ class Connection {
   }
 
   /**
-   * Runs the queued jobs in order until one returns a promise or none is left.
-   * The queue is emptied only when it held jobs: a synchronous handler whose
+   * Runs the queued jobs in order until one returns a promise or none is left
+   * (or the connection closed). The queue is emptied only when it held jobs: a synchronous handler whose
    * line arrives with nothing queued runs at once (`enqueue`), with no push
    * and no array length set per line (README, "Benchmark: the connection
    * against the SDK's", says what that saved).
    */
   private drain(): void {
-    while (this.queueHead < this.queue.length) if (!this.runJob(this.queue[this.queueHead++]!)) return;
-    if (this.queueHead > 0) {
+    // After close() no queued notification starts, as no line is handled (DESIGN.md "Connection": close ends the connection).
+    while (!this.isClosed && this.queueHead < this.queue.length) if (!this.runJob(this.queue[this.queueHead++]!)) return;
+    if (this.queue.length > 0) {
       this.queue.length = 0;
       this.queueHead = 0;
     }
