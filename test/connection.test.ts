@@ -699,6 +699,17 @@ describe("closing", () => {
     expect(aborted).toBe(true);
   });
 
+  it("close() aborts the signal of a notification handler still running", async () => {
+    let aborted = false;
+    const { client, raw } = agentWithRawClient({
+      "session/cancel": (_params, { signal }) => new Promise<void>((resolve) => signal.addEventListener("abort", () => ((aborted = true), resolve()))),
+    });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
+    await settle();
+    client.close();
+    expect(aborted).toBe(true);
+  });
+
   it("close() of a custom transport whose close throws: reported, and the connection closes all the same", async () => {
     const transport = { start() {}, send: () => Promise.resolve(), close: () => { throw new Error("close threw"); } } as Transport;
     const errors: string[] = [];

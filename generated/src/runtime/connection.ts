@@ -27,7 +27,7 @@ declare const AbortController: new () => { readonly signal: AbortSignalLike; abo
 
 /** What a handler gets besides its params. */
 export interface HandlerContext {
-  /** Aborted when the peer cancels the request (`$/cancel_request`) or the connection closes. */
+  /** Aborted when the connection closes, and for a request when the peer cancels it (`$/cancel_request`). */
   readonly signal: AbortSignalLike;
   /** The request's id; absent for notifications. */
   readonly id?: RequestId;
@@ -262,6 +262,8 @@ class Connection {
   private readonly abandoned = new Set<number>();
   /** Requests being handled, by id, to abort on `$/cancel_request`. */
   private readonly inflight = new Map<RequestId, RequestContext>();
+  /** The context of every notification handler: its signal aborts when the connection closes. */
+  private readonly notificationContext = new HandlingContext();
   private readonly queue: (() => unknown)[] = [];
   private queueHead = 0;
   private draining = false;
@@ -362,6 +364,7 @@ class Connection {
     }
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
     for (const handling of this.inflight.values()) handling.abort();
+    this.notificationContext.abort();
     this.markClosed();
   }
 
@@ -506,7 +509,7 @@ class Connection {
     if (handler === undefined) return;
     const decoded = decodeParams(handled.spec, params);
     if (!decoded.ok) return this.report(this.spec.error(INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues }));
-    const ctx: HandlerContext = { signal: NEVER_ABORTED };
+    const ctx = this.notificationContext;
     this.enqueue(() => handler.call(this.handlers, decoded.value, ctx));
   }
 
@@ -609,12 +612,10 @@ function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown):
   return spec.parseParams(params === undefined ? {} : params);
 }
 
-/** A request handler's context; its `AbortController` is made only when the handler reads `signal`. */
-class RequestContext implements HandlerContext {
+/** A notification handler's context (one per connection, aborted by close); its `AbortController` is made only when a handler reads `signal`. */
+class HandlingContext implements HandlerContext {
   aborted = false;
   private controller: InstanceType<typeof AbortController> | undefined;
-
-  constructor(readonly id: RequestId) {}
 
   get signal(): AbortSignalLike {
     if (this.controller === undefined) {
@@ -630,7 +631,12 @@ class RequestContext implements HandlerContext {
   }
 }
 
-const NEVER_ABORTED: AbortSignalLike = { aborted: false, addEventListener() {}, removeEventListener() {} };
+/** A request handler's context: aborted by `$/cancel_request` or close. */
+class RequestContext extends HandlingContext {
+  constructor(readonly id: RequestId) {
+    super();
+  }
+}
 
 function isRequestId(value: unknown): value is RequestId {
   return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
