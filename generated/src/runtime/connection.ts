@@ -365,6 +365,7 @@ class Connection {
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
     for (const handling of this.inflight.values()) handling.abort();
     this.notificationContext.abort();
+    this.abandoned.clear(); // no response is read after close
     this.markClosed();
   }
 
