@@ -710,6 +710,15 @@ describe("closing", () => {
     expect(aborted).toBe(true);
   });
 
+  it("a custom transport whose start throws: connect does not throw, the error is reported and the connection is closed", async () => {
+    const transport = { start: () => { throw new Error("start threw"); }, send: () => Promise.resolve(), close() {} } as Transport;
+    const errors: string[] = [];
+    const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+    await client.closed;
+    expect(errors).toEqual(["start threw"]);
+    await expect(client.request("session/request_permission", PERMISSION)).rejects.toMatchObject({ message: "connection closed" });
+  });
+
   it("close() of a custom transport whose close throws: reported, and the connection closes all the same", async () => {
     const transport = { start() {}, send: () => Promise.resolve(), close: () => { throw new Error("close threw"); } } as Transport;
     const errors: string[] = [];

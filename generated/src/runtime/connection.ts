@@ -282,7 +282,18 @@ class Connection {
     this.handledRequests = byName(spec.inbound.requests);
     this.handledNotifications = byName(spec.inbound.notifications);
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    transport.start({
+    try {
+      this.start();
+    } catch (error) {
+      // A custom transport's `start` may throw: the connection is then closed, and `connect` does not throw.
+      this.report(error);
+      this.close();
+    }
+  }
+
+  /** Starts the transport with the connection's sink. */
+  private start(): void {
+    this.transport.start({
       line: (text) => this.receive(parseText(text)),
       // The lines of a read parsed first (up to 64 KiB of them), then each handled in order (`parseOwned.fromLines`).
       lines: (texts) => eachParsed(texts, (message) => (this.receive(message), !this.isClosed)),
