@@ -583,6 +583,16 @@ describe("outgoing validation", () => {
     expect(raw.received).toEqual([]);
   });
 
+  it("settles a request whose signal's removeEventListener throws, and nothing throws out of the transport's sink", async () => {
+    let sink!: Parameters<Transport["start"]>[0];
+    const transport: Transport = { start: (s) => void (sink = s), send: () => Promise.resolve(), close() {} };
+    const client = connectAgent(transport, {});
+    const signal = { aborted: false, addEventListener() {}, removeEventListener: () => { throw new Error("remove"); } };
+    const permission = client.request("session/request_permission", PERMISSION, { signal });
+    expect(() => sink.line(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } }))).not.toThrow();
+    expect(await permission).toEqual({ outcome: { outcome: "cancelled" } });
+  });
+
   it("turns an invalid handler result into -32603 with data.issues; validateOutgoing: false sends it", async () => {
     const handlers: AgentHandlers = { "session/new": () => ({ sessionId: 42 }) as never };
     const strict = agentWithRawClient(handlers);

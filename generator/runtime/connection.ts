@@ -332,7 +332,13 @@ class Connection {
         // A signal whose getter or addEventListener throws: the request is not sent, and rejects (the peer's functions never throw).
         return reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
       }
-      const detach = (): void => signal?.removeEventListener("abort", onAbort);
+      const detach = (): void => {
+        try {
+          signal?.removeEventListener("abort", onAbort);
+        } catch {
+          // A signal whose removeEventListener throws keeps a listener that finds nothing left to cancel.
+        }
+      };
       this.pending.set(id, { method, parseResult, resolve, reject, detach });
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         this.settle(id)?.reject(error instanceof RpcError ? error : this.cannotSend(method, error));
