@@ -363,6 +363,7 @@ class Connection {
     }
   }
 
+  /** The -32603 `RequestError` of a message that could not be written. */
   private cannotSend(what: string, error: unknown): RpcError {
     return this.spec.error(INTERNAL_ERROR, `could not send ${what}: ${messageOf(error)}`);
   }
@@ -440,7 +441,7 @@ class Connection {
     const hasId = id !== undefined;
     // A response is never answered (JSON-RPC 2.0, section 5), also a malformed one: the answer would carry its id, one
     // of ours, into the peer's id space, and our request would wait forever. `handleResponse` settles or reports it.
-    if (method == null && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
+    if ((method === undefined || method === null) && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
     if (hasId && typeof method === "string" && this.spec.requestId !== undefined && !this.spec.requestId(id)) {
       // The id is a JSON-RPC id, only not one this version admits: echo it, so that the caller can match the answer.
@@ -565,11 +566,11 @@ class Connection {
   }
 
   /**
-   * Runs the queued jobs in order until one returns a promise or none is left
-   * (or the connection closed). The queue is emptied only when it held jobs: a synchronous handler whose
-   * line arrives with nothing queued runs at once (`enqueue`), with no push
-   * and no array length set per line (README, "Benchmark: the connection
-   * against the SDK's", says what that saved).
+   * Runs the queued jobs in order until one returns a promise, none is left
+   * or the connection closed. The queue is emptied only when it held jobs: a
+   * synchronous handler whose line arrives with nothing queued runs at once
+   * (`enqueue`), with no push and no array length set per line (README,
+   * "Benchmark: the connection against the SDK's", says what that saved).
    */
   private drain(): void {
     // After close() no queued notification starts, as no line is handled (DESIGN.md "Connection": close ends the connection).
