@@ -46,6 +46,15 @@ async function nextWithin(raw: ReturnType<typeof rawPeer>, ms = 200): Promise<an
   return raw.received.length > 0 ? raw.received.shift() : "no answer";
 }
 
+/** What calling `run` gave: "resolved", its promise's error, or `["threw", error]` when it threw synchronously (the contract: never). */
+function outcome(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return run().then(() => "resolved", (error: unknown) => error);
+  } catch (error) {
+    return Promise.resolve(["threw", error]);
+  }
+}
+
 /** Runs `body`, then lets queued work run; returns the unhandled rejections seen meanwhile (the contract: never one). */
 async function unhandledDuring(body: () => Promise<void>): Promise<unknown[]> {
   const seen: unknown[] = [];
@@ -362,18 +371,11 @@ describe("what cannot be sent", () => {
       const errors: string[] = [];
       const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
       const update = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "x" } } } as const;
-      const sent = (run: () => Promise<unknown>) => {
-        try {
-          return run().then(() => "resolved", (error: unknown) => error);
-        } catch (error) {
-          return ["threw", error];
-        }
-      };
       if (name === "throws") {
-        expect(await sent(() => client.notify("session/update", update))).toMatchObject({ code: -32603, message: "could not send session/update: send threw" });
-        expect(await sent(() => client.request("session/request_permission", PERMISSION))).toMatchObject({ code: -32603, message: "could not send session/request_permission: send threw" });
+        expect(await outcome(() => client.notify("session/update", update))).toMatchObject({ code: -32603, message: "could not send session/update: send threw" });
+        expect(await outcome(() => client.request("session/request_permission", PERMISSION))).toMatchObject({ code: -32603, message: "could not send session/request_permission: send threw" });
       } else {
-        expect(await sent(() => client.notify("session/update", update))).toBe("resolved");
+        expect(await outcome(() => client.notify("session/update", update))).toBe("resolved");
         void client.request("session/request_permission", PERMISSION);
         await settle();
       }
@@ -563,14 +565,6 @@ describe("outgoing validation", () => {
   });
 
   it("request and notify reject, never throw, on params with a throwing getter or Proxy and on a signal whose getter throws", async () => {
-    /** What `run` gave: its promise's error, or what it threw synchronously. */
-    const outcome = (run: () => Promise<unknown>): Promise<unknown> => {
-      try {
-        return run().then(() => "resolved", (error: unknown) => error);
-      } catch (error) {
-        return Promise.resolve(["threw", error]);
-      }
-    };
     const { client, raw } = agentWithRawClient({});
     const getter = { ...PERMISSION, get title(): string { throw new Error("title getter"); } };
     const proxy = new Proxy({}, { get: () => { throw new Error("proxy get"); }, has: () => { throw new Error("proxy has"); }, ownKeys: () => { throw new Error("proxy keys"); } });
