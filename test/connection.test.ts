@@ -3,8 +3,9 @@
  * transports: wire errors, extension methods, ordering and concurrency,
  * outgoing validation, cancellation both ways, correlation of 1,000
  * concurrent requests, a peer closing mid-request, `RequestError`,
- * `PROTOCOL_VERSION` and the session store. Wire-level cases drive the far
- * end by hand (test/support/raw-peer.ts).
+ * `PROTOCOL_VERSION` and the session store; nothing throws or rejects
+ * unhandled, whatever handlers, params, signals or a custom transport throw.
+ * Wire-level cases drive the far end by hand (test/support/raw-peer.ts).
  */
 import { describe, expect, it } from "vitest";
 import * as v1 from "../generated/src/v1/index.js";
