@@ -36,6 +36,16 @@ function validSample(schema: { $defs: Record<string, Record<string, unknown>> },
   return value;
 }
 
+describe("method names", () => {
+  // The connection reads a handler as `handlers[method]`, inherited ones too (a class instance's methods are on its
+  // prototype): only the table's methods are looked up, so none may name what every object inherits.
+  it.each(Object.entries(ENTRIES))("%s: no method of the tables is a member of Object.prototype", (_surface, entry) => {
+    const rows: readonly Row[] = entry.methods;
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.filter((row) => row.method in Object.prototype)).toEqual([]);
+  });
+});
+
 describe.each(SURFACES.map((s) => [s.surface, s.file]))("%s: every method round-trips with its handler", (surface, file) => {
   const schema = JSON.parse(readFileSync(new URL(`../schema/${file}`, import.meta.url), "utf8"));
 

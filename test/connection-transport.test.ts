@@ -167,6 +167,25 @@ describe("ndJsonStream writing", () => {
     expect(written).toEqual(['{"a":"0123456789012345678901234567890"}\n']);
   });
 
+  it("a send waiting for drain rejects once none can come: after close(), or when the stream is destroyed", async () => {
+    /** A Node transport whose peer never reads: every write waits for drain. */
+    const stuck = () => {
+      const writable = new Writable({ highWaterMark: 16, write() {} });
+      const transport = ndJsonStream({ readable: new PassThrough(), writable });
+      collect(transport);
+      const line = JSON.stringify({ a: "x".repeat(40) });
+      const outcomes = [transport.send(line), transport.send(line)].map((sent) => sent.then(() => "resolved", (error: Error) => error.message));
+      return { writable, transport, outcomes: Promise.race([Promise.all(outcomes), new Promise((resolve) => setTimeout(() => resolve("still waiting"), 100))]) };
+    };
+    const closed = stuck();
+    closed.transport.close();
+    expect(await closed.outcomes).toEqual(Array(2).fill("the transport closed before the stream drained"));
+    const destroyed = stuck();
+    destroyed.writable.destroy();
+    // Which comes first, the stream's 'close' or the error its destroy() gives the buffered write, is Node's to say.
+    expect(await destroyed.outcomes).toEqual(Array(2).fill(expect.stringMatching(/before it drained|destroyed/)));
+  });
+
   it("writes to a Web WritableStream and close() ends both directions", async () => {
     const chunks: string[] = [];
     const writable = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(new TextDecoder().decode(chunk)) });

@@ -3,8 +3,9 @@
  * transports: wire errors, extension methods, ordering and concurrency,
  * outgoing validation, cancellation both ways, correlation of 1,000
  * concurrent requests, a peer closing mid-request, `RequestError`,
- * `PROTOCOL_VERSION` and the session store. Wire-level cases drive the far
- * end by hand (test/support/raw-peer.ts).
+ * `PROTOCOL_VERSION` and the session store; nothing throws or rejects
+ * unhandled, whatever handlers, params, signals or a custom transport throw.
+ * Wire-level cases drive the far end by hand (test/support/raw-peer.ts).
  */
 import { describe, expect, it } from "vitest";
 import * as v1 from "../generated/src/v1/index.js";
@@ -38,6 +39,35 @@ function agentWithRawClient(handlers: AgentHandlers, options: Parameters<typeof 
   const errors: Error[] = [];
   const client = connectAgent(near, handlers, { onError: (e) => errors.push(e), ...options });
   return { client, raw: rawPeer(far), errors };
+}
+
+/** The next line `raw` received, or "no answer" when none came within `ms` (a test of what must be answered fails instead of timing out). */
+async function nextWithin(raw: ReturnType<typeof rawPeer>, ms = 200): Promise<any> {
+  for (let waited = 0; raw.received.length === 0 && waited < ms; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  return raw.received.length > 0 ? raw.received.shift() : "no answer";
+}
+
+/** What calling `run` gave: "resolved", its promise's error, or `["threw", error]` when it threw synchronously (the contract: never). */
+function outcome(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return run().then(() => "resolved", (error: unknown) => error);
+  } catch (error) {
+    return Promise.resolve(["threw", error]);
+  }
+}
+
+/** Runs `body`, then lets queued work run; returns the unhandled rejections seen meanwhile (the contract: never one). */
+async function unhandledDuring(body: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => void seen.push(reason);
+  process.on("unhandledRejection", listener);
+  try {
+    await body();
+    await settle();
+  } finally {
+    process.off("unhandledRejection", listener);
+  }
+  return seen;
 }
 
 /** A typed agent and a typed client connected in memory. */
@@ -128,6 +158,71 @@ describe("wire errors", () => {
     expect(JSON.stringify(answer)).not.toMatch(/at |\.ts:/);
   });
 
+  it("answers -32603 with a fixed message when a handler throws what String() cannot convert", async () => {
+    const messageThrows = new Error("x");
+    Object.defineProperty(messageThrows, "message", { get: () => { throw new Error("message getter"); } });
+    const thrown: Record<string, unknown> = {
+      "Object.create(null)": Object.create(null),
+      "a throwing toString": { toString: () => { throw new Error("toString"); } },
+      "an Error whose message getter throws": messageThrows,
+    };
+    for (const [name, value] of Object.entries(thrown)) {
+      const unhandled = await unhandledDuring(async () => {
+        const { raw } = agentWithRawClient({ "session/new": () => { throw value; } });
+        await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+        expect(await nextWithin(raw), name).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "an error that cannot be converted to a string" } });
+      });
+      expect(unhandled, name).toEqual([]);
+    }
+  });
+
+  it("finds handlers on the prototype (a class instance, Object.create(base)) and calls them with the handlers object as this", async () => {
+    class Agent {
+      sessions = 0;
+      cancelled: string[] = [];
+      "session/new"(): { sessionId: string } {
+        return { sessionId: `s${++this.sessions}` };
+      }
+      "session/cancel"({ sessionId }: { sessionId: string }): void {
+        this.cancelled.push(sessionId);
+      }
+    }
+    const agent = new Agent();
+    const { raw } = agentWithRawClient(agent);
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s1" } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s1" } });
+    await settle();
+    expect(agent.cancelled).toEqual(["s1"]);
+
+    const derived = agentWithRawClient(Object.create({ "session/new": () => ({ sessionId: "base" }) }));
+    await derived.raw.sendJson({ jsonrpc: "2.0", id: 2, method: "session/new", params: NEW_SESSION });
+    expect(await derived.raw.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { sessionId: "base" } });
+  });
+
+  it("answers -32603 when reading a request's handler throws (a getter), and reports a notification's", async () => {
+    const handlers = {
+      get "session/new"(): never {
+        throw new Error("request getter");
+      },
+      get "session/cancel"(): never {
+        throw new Error("notification getter");
+      },
+    };
+    const unhandled = await unhandledDuring(async () => {
+      const { raw, errors } = agentWithRawClient(handlers);
+      const batch = [
+        { jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION },
+        { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } },
+        { jsonrpc: "2.0", id: 2, method: "session/new", params: NEW_SESSION },
+      ];
+      await Promise.all(batch.map((message) => raw.sendJson(message))); // delivered as one batch
+      expect([await nextWithin(raw), await nextWithin(raw)]).toEqual([1, 2].map((id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message: "request getter" } })));
+      expect(errors.map((e) => e.message)).toEqual(["notification getter"]);
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   it("never answers a notification, also with invalid params or an unknown method (onError instead)", async () => {
     const seen: unknown[] = [];
     const { raw, errors } = agentWithRawClient({ "session/cancel": (p) => void seen.push(p) });
@@ -138,6 +233,20 @@ describe("wire errors", () => {
     expect(raw.received).toEqual([]);
     expect(seen).toEqual([{ sessionId: "s1" }]);
     expect(errors.map((e) => (e as RequestError).code)).toEqual([-32602, -32601]);
+  });
+
+  it("never answers a response, also a malformed one; one without jsonrpc \"2.0\" rejects its request with -32603", async () => {
+    const { client, raw, errors } = agentWithRawClient({});
+    const permission = client.request("session/request_permission", PERMISSION).catch((error: unknown) => error);
+    const request = await raw.next();
+    await raw.sendJson({ id: request.id, result: { outcome: { outcome: "cancelled" } } });
+    expect(await nextWithin(raw)).toBe("no answer");
+    expect(await permission).toMatchObject({ code: -32603, message: 'invalid response to session/request_permission: jsonrpc must be "2.0"' });
+    await raw.sendJson({ jsonrpc: "2.0", id: 77, result: {}, method: null });
+    await raw.sendJson({ jsonrpc: "1.0", id: 5, error: { code: 1, message: "x" } });
+    await raw.sendJson({ jsonrpc: "2.0", id: { not: "an id" }, result: {} });
+    expect(await nextWithin(raw)).toBe("no answer");
+    expect(errors.map((e) => e.message)).toEqual(["response with unknown id 77", "response with unknown id 5", 'response with unknown id {"not":"an id"}']);
   });
 
   it("reports a response with an unknown id instead of throwing", async () => {
@@ -223,6 +332,60 @@ describe("what cannot be sent", () => {
     expect(await raw.next()).toMatchObject({ id: 1, error: { code: -32603, message: expect.stringContaining("not serialisable") } });
   });
 
+  it("answers -32603 without data when a thrown error cannot be sent as it is: data not JSON, a code not an integer, a message not a string", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const codeThrows = new RequestError(-32000, "code getter");
+    Object.defineProperty(codeThrows, "code", { get: () => { throw new Error("code"); } });
+    const objectMessage = new RequestError(-32000, "x");
+    (objectMessage as { message: unknown }).message = { not: "a string" };
+    const bigMessage = new Error("x");
+    (bigMessage as { message: unknown }).message = 10n;
+    const cases: [unknown, string | RegExp][] = [
+      [new RequestError(-32000, "auth", { n: 1n }), /^Internal error: the error is not serialisable as JSON: .*BigInt/],
+      [new RequestError(-32000, "auth", cycle), /^Internal error: the error is not serialisable as JSON: .*circular/],
+      [new RequestError(NaN, "NaN code"), "NaN code"],
+      [new RequestError(1.5, "fraction code"), "fraction code"],
+      [new RequestError("x" as never, "string code", { kept: false }), "string code"],
+      [objectMessage, "[object Object]"],
+      [codeThrows, "code getter"],
+      [bigMessage, "10"],
+    ];
+    for (const [value, message] of cases) {
+      const unhandled = await unhandledDuring(async () => {
+        const { raw } = agentWithRawClient({ "session/new": async () => { throw value; } });
+        await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+        const answer = await nextWithin(raw);
+        expect(answer, String(message)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+      });
+      expect(unhandled).toEqual([]);
+    }
+  });
+
+  it("a custom transport whose send throws or returns no promise: request and notify reject with -32603, the request is not kept", async () => {
+    for (const [name, send] of [
+      ["throws", () => { throw new Error("send threw"); }],
+      ["returns undefined", () => undefined],
+    ] as const) {
+      let sink!: Parameters<Transport["start"]>[0];
+      const transport = { start: (s: typeof sink) => void (sink = s), send, close() {} } as unknown as Transport;
+      const errors: string[] = [];
+      const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+      const update = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "x" } } } as const;
+      if (name === "throws") {
+        expect(await outcome(() => client.notify("session/update", update))).toMatchObject({ code: -32603, message: "could not send session/update: send threw" });
+        expect(await outcome(() => client.request("session/request_permission", PERMISSION))).toMatchObject({ code: -32603, message: "could not send session/request_permission: send threw" });
+      } else {
+        expect(await outcome(() => client.notify("session/update", update))).toBe("resolved");
+        void client.request("session/request_permission", PERMISSION);
+        await settle();
+      }
+      // The request's entry is gone once it failed (or it stays pending until answered).
+      sink.line(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } }));
+      expect(errors, name).toEqual(name === "throws" ? ["response with unknown id 1"] : []);
+    }
+  });
+
   it("rejects request and notify of a method the peer does not handle, and a malformed error response", async () => {
     const { client, raw } = agentWithRawClient({});
     await expect(client.request("session/new" as never, NEW_SESSION as never)).rejects.toMatchObject({ code: -32601 });
@@ -301,6 +464,18 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 
+  it("reports a notification handler throwing or rejecting with what String() cannot convert, with a fixed message", async () => {
+    const { raw, errors } = agentWithRawClient({
+      "session/cancel": ({ sessionId }) => {
+        if (sessionId === "sync") throw Object.create(null);
+        return Promise.reject(Object.create(null));
+      },
+    });
+    for (const sessionId of ["sync", "async"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await settle();
+    expect(errors.map((e) => e.message)).toEqual(["an error that cannot be converted to a string", "an error that cannot be converted to a string"]);
+  });
+
   it("goes on after a handler's odd thenable: one whose then throws, a then getter that throws, one that calls back twice", async () => {
     const order: string[] = [];
     let running = 0;
@@ -332,6 +507,21 @@ describe("ordering and concurrency", () => {
     expect(errors.map((e) => e.message)).toEqual(["then of a failed", "then getter of b failed"]);
     await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "f" } });
     expect(order).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
+  it("starts no queued notification handler after close()", async () => {
+    const ran: string[] = [];
+    const { client, raw } = agentWithRawClient({
+      "session/cancel": async ({ sessionId }) => {
+        ran.push(sessionId);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      },
+    });
+    for (const sessionId of ["a", "b", "c"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await settle();
+    client.close();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(ran).toEqual(["a"]);
   });
 
   it("handles requests concurrently: a handler waiting for a later request does not block it", async () => {
@@ -373,6 +563,29 @@ describe("outgoing validation", () => {
     const loose = agentWithRawClient({}, { validateOutgoing: false });
     void loose.client.notify("session/update", { sessionId: "s" } as never);
     expect(await loose.raw.next()).toEqual({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s" } });
+  });
+
+  it("request and notify reject, never throw, on params with a throwing getter or Proxy and on a signal whose getter throws", async () => {
+    const { client, raw } = agentWithRawClient({});
+    const getter = { ...PERMISSION, get title(): string { throw new Error("title getter"); } };
+    const proxy = new Proxy({}, { get: () => { throw new Error("proxy get"); }, has: () => { throw new Error("proxy has"); }, ownKeys: () => { throw new Error("proxy keys"); } });
+    const badSignal = { get aborted(): boolean { throw new Error("aborted getter"); }, addEventListener() {}, removeEventListener() {} };
+    expect(await outcome(() => client.request("session/request_permission", getter))).toMatchObject({ code: -32602, message: "invalid params of session/request_permission: title getter" });
+    expect(await outcome(() => client.notify("session/update", proxy as never))).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid params of session\/update: proxy/) });
+    expect(await outcome(() => client.request("session/request_permission", PERMISSION, { signal: badSignal }))).toMatchObject({ code: -32603, message: "could not send session/request_permission: aborted getter" });
+    expect(await outcome(() => client.extRequest("_acme/x", {}, { signal: badSignal }))).toMatchObject({ code: -32603 });
+    await settle();
+    expect(raw.received).toEqual([]);
+  });
+
+  it("settles a request whose signal's removeEventListener throws, and nothing throws out of the transport's sink", async () => {
+    let sink!: Parameters<Transport["start"]>[0];
+    const transport: Transport = { start: (s) => void (sink = s), send: () => Promise.resolve(), close() {} };
+    const client = connectAgent(transport, {});
+    const signal = { aborted: false, addEventListener() {}, removeEventListener: () => { throw new Error("remove"); } };
+    const permission = client.request("session/request_permission", PERMISSION, { signal });
+    expect(() => sink.line(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } }))).not.toThrow();
+    expect(await permission).toEqual({ outcome: { outcome: "cancelled" } });
   });
 
   it("turns an invalid handler result into -32603 with data.issues; validateOutgoing: false sends it", async () => {
@@ -452,6 +665,21 @@ describe("cancellation", () => {
     await raw.sendJson({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 3 } });
     expect(await raw.next()).toMatchObject({ id: 3, error: { code: -32800 } });
   });
+
+  it("a request reusing an id still in flight stays cancellable after the first one is answered", async () => {
+    const { raw } = agentWithRawClient({
+      "session/prompt": ({ sessionId }, { signal }) =>
+        new Promise((resolve, reject) => {
+          signal.addEventListener("abort", () => reject(new Error("stopped")));
+          if (sessionId === "first") setTimeout(() => resolve({ messageId: "m1" }), 10);
+        }),
+    });
+    await raw.sendJson({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { ...PROMPT, sessionId: "first" } });
+    await raw.sendJson({ jsonrpc: "2.0", id: 7, method: "session/prompt", params: { ...PROMPT, sessionId: "second" } });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 7, result: { messageId: "m1" } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 7 } });
+    expect(await nextWithin(raw)).toMatchObject({ id: 7, error: { code: -32800 } });
+  });
 });
 
 describe("closing", () => {
@@ -474,6 +702,37 @@ describe("closing", () => {
     await settle();
     client.close();
     expect(aborted).toBe(true);
+  });
+
+  it("close() aborts the signal of a notification handler still running", async () => {
+    let aborted = false;
+    const { client, raw } = agentWithRawClient({
+      "session/cancel": (_params, { signal }) => new Promise<void>((resolve) => signal.addEventListener("abort", () => ((aborted = true), resolve()))),
+    });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
+    await settle();
+    client.close();
+    expect(aborted).toBe(true);
+  });
+
+  it("a custom transport whose start throws: connect does not throw, the error is reported and the connection is closed", async () => {
+    const transport = { start: () => { throw new Error("start threw"); }, send: () => Promise.resolve(), close() {} } as Transport;
+    const errors: string[] = [];
+    const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+    await client.closed;
+    expect(errors).toEqual(["start threw"]);
+    await expect(client.request("session/request_permission", PERMISSION)).rejects.toMatchObject({ message: "connection closed" });
+  });
+
+  it("close() of a custom transport whose close throws: reported, and the connection closes all the same", async () => {
+    const transport = { start() {}, send: () => Promise.resolve(), close: () => { throw new Error("close threw"); } } as Transport;
+    const errors: string[] = [];
+    const client = connectAgent(transport, {}, { onError: (e) => void errors.push(e.message) });
+    const permission = client.request("session/request_permission", PERMISSION).catch((error: unknown) => error);
+    expect(() => client.close()).not.toThrow();
+    expect(await permission).toMatchObject({ code: -32603, message: "connection closed" });
+    await client.closed;
+    expect(errors).toEqual(["close threw"]);
   });
 });
 

@@ -27,7 +27,7 @@ declare const AbortController: new () => { readonly signal: AbortSignalLike; abo
 
 /** What a handler gets besides its params. */
 export interface HandlerContext {
-  /** Aborted when the peer cancels the request (`$/cancel_request`) or the connection closes. */
+  /** Aborted when the connection closes, and for a request when the peer cancels it (`$/cancel_request`). */
   readonly signal: AbortSignalLike;
   /** The request's id; absent for notifications. */
   readonly id?: RequestId;
@@ -56,7 +56,10 @@ export type RequestHandler<P, R> = (params: P, ctx: HandlerContext) => R | Promi
 /** A notification handler: called one at a time, in arrival order. */
 export type NotificationHandler<P> = (params: P, ctx: HandlerContext) => void | Promise<void>;
 
-/** Handlers for a side: any subset of its requests (`Req`: method -> {params, result}) and notifications (`Notif`: method -> params). */
+/**
+ * Handlers for a side: any subset of its requests (`Req`: method -> {params, result}) and notifications (`Notif`: method -> params).
+ * A class instance fits: each handler is read as `handlers[method]` (inherited ones too) and called with `handlers` as `this`.
+ */
 export type Handlers<Req, Notif> = {
   readonly [M in keyof Req]?: Req[M] extends { params: infer P; result: infer R } ? RequestHandler<P, R> : never;
 } & { readonly [M in keyof Notif]?: NotificationHandler<Notif[M]> };
@@ -217,6 +220,14 @@ function byName(table: ReadonlyMap<string, HandledSpec>): ReadonlyMap<string, Ha
   return new Map([...table].map(([method, spec]) => [method, { spec, method }]));
 }
 
+/** A request (with `id`) or a notification, as written. */
+interface OutgoingMessage {
+  readonly jsonrpc: "2.0";
+  readonly id?: number;
+  readonly method: string;
+  readonly params: unknown;
+}
+
 interface Pending {
   readonly method: string;
   readonly parseResult: Decoder | undefined;
@@ -232,9 +243,9 @@ interface Pending {
 export function connect(transport: Transport, spec: ConnectionSpec, handlers: object, options: ConnectOptions = {}): Peer<any, any> {
   const connection = new Connection(transport, spec, handlers, options);
   return {
-    request: (method, params, requestOptions) => connection.request(method, params, requestOptions?.signal),
+    request: (method, params, requestOptions) => connection.request(method, params, requestOptions),
     notify: (method, params) => connection.notify(method, params),
-    extRequest: (method, params, requestOptions) => connection.call(method, params, undefined, requestOptions?.signal),
+    extRequest: (method, params, requestOptions) => connection.call(method, params, undefined, requestOptions),
     extNotify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
     closed: connection.closed,
     close: () => connection.close(),
@@ -251,6 +262,8 @@ class Connection {
   private readonly abandoned = new Set<number>();
   /** Requests being handled, by id, to abort on `$/cancel_request`. */
   private readonly inflight = new Map<RequestId, RequestContext>();
+  /** The context of every notification handler: its signal aborts when the connection closes. */
+  private readonly notificationContext = new HandlingContext();
   private readonly queue: (() => unknown)[] = [];
   private queueHead = 0;
   private draining = false;
@@ -269,24 +282,35 @@ class Connection {
     this.handledRequests = byName(spec.inbound.requests);
     this.handledNotifications = byName(spec.inbound.notifications);
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    transport.start({
+    try {
+      this.start();
+    } catch (error) {
+      // A custom transport's `start` may throw: the connection is then closed, and `connect` does not throw.
+      this.report(error);
+      this.close();
+    }
+  }
+
+  /** Starts the transport with the connection's sink. */
+  private start(): void {
+    this.transport.start({
       line: (text) => this.receive(parseText(text)),
       // The lines of a read parsed first (up to 64 KiB of them), then each handled in order (`parseOwned.fromLines`).
       lines: (texts) => eachParsed(texts, (message) => (this.receive(message), !this.isClosed)),
       problem: (message) => this.report(new Error(message)),
       end: (error) => {
-        if (error !== undefined) this.report(error instanceof Error ? error : new Error(String(error)));
+        if (error !== undefined) this.report(error);
         this.close();
       },
     });
   }
 
-  request(method: string, params: unknown, signal: AbortSignalLike | undefined): Promise<unknown> {
+  request(method: string, params: unknown, options: RequestOptions | undefined): Promise<unknown> {
     const spec = this.spec.outbound.requests.get(method);
     if (spec === undefined) return Promise.reject(this.spec.error(METHOD_NOT_FOUND, `"${method}" is not a request the peer handles`));
     const invalid = this.checkOutgoing(spec.validateParams, params, `params of ${method}`);
     if (invalid) return Promise.reject(invalid);
-    return this.call(method, params, spec.parseResult ?? anyValue, signal);
+    return this.call(method, params, spec.parseResult ?? anyValue, options);
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -297,44 +321,82 @@ class Connection {
     return this.send({ jsonrpc: "2.0", method, params });
   }
 
-  call(method: string, params: unknown, parseResult: Decoder | undefined, signal: AbortSignalLike | undefined): Promise<unknown> {
+  call(method: string, params: unknown, parseResult: Decoder | undefined, options: RequestOptions | undefined): Promise<unknown> {
     if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
-    if (signal?.aborted) return Promise.reject(this.spec.error(CANCELLED, "request cancelled"));
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => this.cancelOutgoing(id);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const detach = (): void => signal?.removeEventListener("abort", onAbort);
+      let signal: AbortSignalLike | undefined;
+      try {
+        signal = options?.signal;
+        if (signal?.aborted) return reject(this.spec.error(CANCELLED, "request cancelled"));
+        signal?.addEventListener("abort", onAbort, { once: true });
+      } catch (error) {
+        // A signal whose getter or addEventListener throws: the request is not sent, and rejects (the peer's functions never throw).
+        return reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+      }
+      const detach = (): void => {
+        try {
+          signal?.removeEventListener("abort", onAbort);
+        } catch {
+          // A signal whose removeEventListener throws keeps a listener that finds nothing left to cancel.
+        }
+      };
       this.pending.set(id, { method, parseResult, resolve, reject, detach });
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
-        this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+        this.settle(id)?.reject(error instanceof RpcError ? error : this.cannotSend(method, error));
       });
     });
   }
 
-  /** Serialises and writes one message; rejects (never throws) when it cannot. */
-  send(message: object): Promise<void> {
+  /** Serialises and writes a request or notification; rejects (never throws) when it cannot, with a -32603 `RequestError` unless the transport's promise rejects. */
+  send(message: OutgoingMessage): Promise<void> {
     if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
-    let text: string;
+    const text = toJson(message);
+    return typeof text === "string" ? this.write(text, message.method) : Promise.reject(this.cannotSend(message.method, text));
+  }
+
+  /** Hands one line to the transport; never throws. */
+  private write(text: string, what: string): Promise<void> {
     try {
-      text = JSON.stringify(message);
+      // `Transport` is public: a custom one's `send` may throw, or return no promise.
+      return Promise.resolve(this.transport.send(text));
     } catch (error) {
-      return Promise.reject(this.spec.error(INTERNAL_ERROR, `not serialisable as JSON: ${messageOf(error)}`));
+      return Promise.reject(this.cannotSend(what, error));
     }
-    return this.transport.send(text);
+  }
+
+  /** The -32603 `RequestError` of a message that could not be written. */
+  private cannotSend(what: string, error: unknown): RpcError {
+    return this.spec.error(INTERNAL_ERROR, `could not send ${what}: ${messageOf(error)}`);
   }
 
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.transport.close();
+    try {
+      this.transport.close();
+    } catch (error) {
+      // A custom transport's `close` may throw: the connection closes all the same.
+      this.report(error);
+    }
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
     for (const handling of this.inflight.values()) handling.abort();
+    this.notificationContext.abort();
+    this.abandoned.clear(); // no response is read after close
     this.markClosed();
   }
 
+  /** The error when `value` fails `check`; never throws. */
   private checkOutgoing(check: Check, value: unknown, what: string): RpcError | undefined {
-    if (!this.validateOutgoing || check(value)) return undefined;
+    if (!this.validateOutgoing) return undefined;
+    try {
+      if (check(value)) return undefined;
+    } catch (error) {
+      // A getter or Proxy in the value that throws: it is invalid (the peer's functions never throw). What the check recorded before is dropped.
+      failedIssues();
+      return this.spec.error(INVALID_PARAMS, `invalid ${what}: ${messageOf(error)}`);
+    }
     return this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: failedIssues() });
   }
 
@@ -356,7 +418,7 @@ class Connection {
 
   private report(error: unknown): void {
     try {
-      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.options.onError?.(asError(error));
     } catch {
       // An onError that throws has nobody left to tell.
     }
@@ -380,6 +442,9 @@ class Connection {
   private route(message: Record<string, unknown>): void {
     const { jsonrpc, id, method } = message;
     const hasId = id !== undefined;
+    // A response is never answered (JSON-RPC 2.0, section 5), also a malformed one: the answer would carry its id, one
+    // of ours, into the peer's id space, and our request would wait forever. `handleResponse` settles or reports it.
+    if ((method === undefined || method === null) && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
     if (hasId && typeof method === "string" && this.spec.requestId !== undefined && !this.spec.requestId(id)) {
       // The id is a JSON-RPC id, only not one this version admits: echo it, so that the caller can match the answer.
@@ -391,11 +456,10 @@ class Connection {
       else this.handleNotification(method, message.params);
       return;
     }
-    if (method === undefined && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
     this.answerError(hasId ? id : null, INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response");
   }
 
-  private handleResponse(id: RequestId, message: Record<string, unknown>): void {
+  private handleResponse(id: unknown, message: Record<string, unknown>): void {
     const pending = typeof id === "number" ? this.settle(id) : undefined;
     if (pending === undefined) {
       if (typeof id === "number" && this.abandoned.delete(id)) return;
@@ -403,6 +467,10 @@ class Connection {
       this.report(id === null && isErrorObject(error) ? this.errorFrom(error) : new Error(`response with unknown id ${JSON.stringify(id)}`));
       return;
     }
+    // A response without `"jsonrpc": "2.0"` is not a JSON-RPC 2.0 response (section 5: the member MUST be exactly "2.0"),
+    // so its result is not trusted: the request rejects with -32603, as on a malformed error (DESIGN.md "Connection"
+    // answers such a request with -32600; a response cannot be answered, so its request fails instead).
+    if (message.jsonrpc !== "2.0") return pending.reject(this.spec.error(INTERNAL_ERROR, `invalid response to ${pending.method}: jsonrpc must be "2.0"`));
     if ("error" in message) {
       const error = message.error;
       pending.reject(isErrorObject(error) ? this.errorFrom(error) : this.spec.error(INTERNAL_ERROR, `malformed error response to ${pending.method}`));
@@ -439,11 +507,11 @@ class Connection {
         this.answer(id, { jsonrpc: "2.0", id, result: result === undefined ? null : result });
       }
     } catch (error) {
-      if (error instanceof RpcError) this.answerError(id, error.code, error.message, error.data);
-      else if (ctx.aborted) this.answerError(id, CANCELLED, "Request cancelled");
-      else this.answerError(id, INTERNAL_ERROR, messageOf(error));
+      const { code, message, data } = errorAnswer(error, ctx);
+      this.answerError(id, code, message, data);
     } finally {
-      this.inflight.delete(id);
+      // A peer may reuse an id still in flight: the later request owns the entry then, and keeps it.
+      if (this.inflight.get(id) === ctx) this.inflight.delete(id);
     }
   }
 
@@ -460,7 +528,7 @@ class Connection {
     if (handler === undefined) return;
     const decoded = decodeParams(handled.spec, params);
     if (!decoded.ok) return this.report(this.spec.error(INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues }));
-    const ctx: HandlerContext = { signal: NEVER_ABORTED };
+    const ctx = this.notificationContext;
     this.enqueue(() => handler.call(this.handlers, decoded.value, ctx));
   }
 
@@ -501,25 +569,38 @@ class Connection {
   }
 
   /**
-   * Runs the queued jobs in order until one returns a promise or none is left.
-   * The queue is emptied only when it held jobs: a synchronous handler whose
-   * line arrives with nothing queued runs at once (`enqueue`), with no push
-   * and no array length set per line (README, "Benchmark: the connection
-   * against the SDK's", says what that saved).
+   * Runs the queued jobs in order until one returns a promise, none is left
+   * or the connection closed. The queue is emptied only when it held jobs: a
+   * synchronous handler whose line arrives with nothing queued runs at once
+   * (`enqueue`), with no push and no array length set per line (README,
+   * "Benchmark: the connection against the SDK's", says what that saved).
    */
   private drain(): void {
-    while (this.queueHead < this.queue.length) if (!this.runJob(this.queue[this.queueHead++]!)) return;
-    if (this.queueHead > 0) {
+    // After close() no queued notification starts, as no line is handled (DESIGN.md "Connection": close ends the connection).
+    while (!this.isClosed && this.queueHead < this.queue.length) if (!this.runJob(this.queue[this.queueHead++]!)) return;
+    if (this.queue.length > 0) {
       this.queue.length = 0;
       this.queueHead = 0;
     }
     this.draining = false;
   }
 
-  /** The handler of a method this end handles, read now from `handlers` (by the table's name, see `Handled`). */
+  /**
+   * The handler of a method this end handles, read now from `handlers` (by the
+   * table's name, see `Handled`), own or inherited: a class instance's methods
+   * are on its prototype. It is called with `handlers` as `this`.
+   */
   private handlerOf({ method }: Handled): AnyHandler | undefined {
-    // Only methods of the spec reach here, so `method` is never `__proto__` and friends.
-    const handler: unknown = Object.prototype.hasOwnProperty.call(this.handlers, method) ? (this.handlers as Record<string, unknown>)[method] : undefined;
+    let handler: unknown;
+    try {
+      // Only methods of the table reach here, and none is an `Object.prototype` member (test/connection-methods.test.ts).
+      handler = (this.handlers as Record<string, unknown>)[method];
+    } catch (error) {
+      // A getter (or Proxy) that throws: the call throws it, so a request gets -32603 and a notification goes to `onError`.
+      return () => {
+        throw error;
+      };
+    }
     if (typeof handler !== "function") return undefined;
     return owningTwins.get(handler) ?? (handler as AnyHandler);
   }
@@ -534,12 +615,13 @@ class Connection {
     this.answer(id, { jsonrpc: "2.0", id, error });
   }
 
+  /** Writes a response; `response` holds `result` or `error`. */
   private answer(id: RequestId, response: object): void {
     if (this.isClosed) return;
-    this.send(response).catch((error: unknown) => {
-      if (!("error" in response)) this.answerError(id, INTERNAL_ERROR, `Internal error: the result is not serialisable (${messageOf(error)})`);
-      else this.report(error);
-    });
+    const text = toJson(response);
+    // The peer always gets an answer (DESIGN.md "Connection"): a result or an error's data that is not JSON (a BigInt, a cycle) becomes -32603 without data.
+    const line = typeof text === "string" ? text : JSON.stringify({ jsonrpc: "2.0", id, error: { code: INTERNAL_ERROR, message: `Internal error: the ${"result" in response ? "result" : "error"} is ${text.message}` } });
+    this.write(line, "an answer").catch((error: unknown) => this.report(error));
   }
 }
 
@@ -549,12 +631,10 @@ function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown):
   return spec.parseParams(params === undefined ? {} : params);
 }
 
-/** A request handler's context; its `AbortController` is made only when the handler reads `signal`. */
-class RequestContext implements HandlerContext {
+/** A notification handler's context (one per connection, aborted by close); its `AbortController` is made only when a handler reads `signal`. */
+class HandlingContext implements HandlerContext {
   aborted = false;
   private controller: InstanceType<typeof AbortController> | undefined;
-
-  constructor(readonly id: RequestId) {}
 
   get signal(): AbortSignalLike {
     if (this.controller === undefined) {
@@ -570,7 +650,12 @@ class RequestContext implements HandlerContext {
   }
 }
 
-const NEVER_ABORTED: AbortSignalLike = { aborted: false, addEventListener() {}, removeEventListener() {} };
+/** A request handler's context: aborted by `$/cancel_request` or close. */
+class RequestContext extends HandlingContext {
+  constructor(readonly id: RequestId) {
+    super();
+  }
+}
 
 function isRequestId(value: unknown): value is RequestId {
   return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
@@ -586,6 +671,56 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
+/** `message` as JSON text, or an `Error` saying why it is not JSON (a BigInt, a cycle, a getter or `toJSON` that throws). */
+function toJson(message: object): string | Error {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    return new Error(`not serialisable as JSON: ${messageOf(error)}`);
+  }
+}
+
+/** The message of what was thrown when nothing better can be said: `String()` of it failed (`Object.create(null)`, a throwing `toString` or `message` getter). */
+const UNREADABLE = "an error that cannot be converted to a string";
+
+/** What `error` says, as a string; never throws (`UNREADABLE` when it cannot be read). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** `error` if it is an `Error`, else an `Error` with its message (`UNREADABLE` when `String()` of it fails); never throws. */
+function asError(error: unknown): Error {
+  try {
+    if (error instanceof Error) return error;
+  } catch {
+    // A Proxy whose getPrototypeOf throws.
+  }
+  return new Error(messageOf(error));
+}
+
+/** The wire error of an error response. */
+interface WireError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * The error response to a request whose handler threw `error` (DESIGN.md
+ * "Connection": a `RequestError` as it is, -32800 after a cancel, anything else
+ * -32603 with its message). Never throws, whatever was thrown.
+ */
+function errorAnswer(error: unknown, ctx: RequestContext): WireError {
+  try {
+    // A RequestError's code must be an integer and its message a string on the wire (JSON-RPC 2.0, section 5.1).
+    if (error instanceof RpcError && isErrorObject(error)) return { code: error.code, message: error.message, data: error.data };
+    if (ctx.aborted) return { code: CANCELLED, message: "Request cancelled" };
+  } catch {
+    // A getter of the thrown value threw: it is answered as anything else.
+  }
+  return { code: INTERNAL_ERROR, message: messageOf(error) };
 }

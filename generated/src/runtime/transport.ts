@@ -83,7 +83,8 @@ const RETURN = 13;
  * Lines split across chunks (also inside a UTF-8 sequence) are joined, `\r\n`
  * is accepted, blank lines are ignored, a line over `maxLineBytes` is dropped
  * and reported while the stream goes on, and `send` waits when the writer
- * signals back-pressure.
+ * signals back-pressure (and rejects when the stream closes or fails, or the
+ * transport is closed, before it drained).
  */
 export function ndJsonStream(
   streams: { readonly readable: WebReadable | NodeReadable; readonly writable: WebWritable | NodeWritable },
@@ -124,20 +125,32 @@ function webWriter(writable: WebWritable): LineWriter {
 
 function nodeWriter(writable: NodeWritable, report: (message: string) => void): LineWriter {
   let drained: Promise<void> | undefined;
+  // Rejects the senders waiting for 'drain' once none will come; a no-op while none wait.
+  let stopWaiting = (_error: Error): void => {};
   // A Node stream without an 'error' listener would throw; a broken pipe is reported instead.
-  writable.on("error", (error: unknown) => report(`write failed: ${error instanceof Error ? error.message : String(error)}`));
+  writable.on("error", (error: unknown) => {
+    report(`write failed: ${error instanceof Error ? error.message : String(error)}`);
+    stopWaiting(new Error("the stream failed before it drained"));
+  });
+  writable.on("close", () => stopWaiting(new Error("the stream closed before it drained")));
   return {
     send(line) {
       return new Promise<void>((resolve, reject) => {
         // The first of resolve/reject wins; a later write error also reaches the 'error' listener.
         const accepted = writable.write(line + "\n", (error) => error && reject(error));
         if (accepted) return resolve();
-        // Back-pressure: settle once the stream drained.
-        drained ??= new Promise<void>((done) => writable.once("drain", () => ((drained = undefined), done())));
-        void drained.then(resolve);
+        // Back-pressure: settle once the stream drained, or fail once it cannot (closed, failed, or ended by `close`).
+        drained ??= new Promise<void>((done, fail) => {
+          writable.once("drain", () => ((drained = undefined), done()));
+          stopWaiting = fail;
+        });
+        drained.then(resolve, reject);
       });
     },
-    close: () => void writable.end(),
+    close() {
+      stopWaiting(new Error("the transport closed before the stream drained"));
+      writable.end();
+    },
   };
 }
 
