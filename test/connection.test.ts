@@ -442,6 +442,23 @@ describe("ordering and concurrency", () => {
     expect(order).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 
+  it("settles a response at once, also while notifications wait behind an async handler that awaits that very request", async () => {
+    const events: string[] = [];
+    const { raw, client } = agentWithRawClient({
+      "session/cancel": async ({ sessionId }) => {
+        events.push(`start ${sessionId}`);
+        if (sessionId === "a") await client.request("session/request_permission", PERMISSION).then((r) => events.push(`answered ${JSON.stringify(r.outcome)}`));
+        events.push(`end ${sessionId}`);
+      },
+    });
+    for (const id of ["a", "b"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: id } });
+    const asked = await nextWithin(raw);
+    expect(asked.method).toBe("session/request_permission");
+    await raw.sendJson({ jsonrpc: "2.0", id: asked.id, result: { outcome: { outcome: "cancelled" } } });
+    for (let waited = 0; events.length < 5 && waited < 500; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events).toEqual(["start a", 'answered {"outcome":"cancelled"}', "end a", "start b", "end b"]);
+  });
+
   it("queues synchronous handlers behind an async one, reports a handler that throws or rejects, and goes on in order", async () => {
     const order: string[] = [];
     const { raw, errors } = agentWithRawClient({
