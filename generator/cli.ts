@@ -14,11 +14,11 @@ import type { AcpCodegenConfig, Emitter } from "./api.js";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
-import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
+import { isFileSystemError, isTooDeep, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
 import { SURFACES } from "./surfaces.js";
-import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
+import { diffTree, recoverInterruptedWrites, treeWithOtherSurfaces, writeTree } from "./write.js";
 
 /** Where the CLI prints: stdout for results, stderr for progress and errors. */
 export interface CliOutput {
@@ -165,6 +165,10 @@ function reportError(error: unknown, out: CliOutput): number {
     out.stderr(`acp-codegen: cannot use ${error.path}: ${error.code}\n`);
     return 2;
   }
+  if (isTooDeep(error)) {
+    out.stderr("acp-codegen: the input is nested too deeply to process (the call stack ran out); nothing was written\n");
+    return 2;
+  }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   out.stderr(`acp-codegen: internal error (a bug in acp-codegen; nothing was written):\n${detail}\n`);
   return 3;
@@ -229,6 +233,9 @@ function generateCommand(args: readonly string[], out: CliOutput, emitters: read
     },
   });
   const outDir = resolve(values.out);
+  const warn = (message: string) => out.stderr(`acp-codegen: warning: ${message}\n`);
+  // A run killed mid-swap left the output under a sibling name: put it back before reading what other surfaces keep.
+  recoverInterruptedWrites(outDir, warn);
   const tree = surfaces ? treeWithOtherSurfaces(outDir, fresh, surfaces) : fresh;
   const summary = () => `${generated.length} surface${generated.length === 1 ? "" : "s"}, ${(performance.now() - started).toFixed(0)} ms`;
   if (values.check) {
@@ -237,7 +244,7 @@ function generateCommand(args: readonly string[], out: CliOutput, emitters: read
     progress(`acp-codegen: ${differences.length ? `${differences.length} file(s) in ${values.out} differ from a fresh run` : `${values.out} is up to date`} (${summary()})\n`);
     return differences.length ? 1 : 0;
   }
-  writeTree(outDir, tree);
+  writeTree(outDir, tree, warn);
   progress(`acp-codegen: wrote ${fresh.length} files to ${values.out} (${summary()})\n`);
   return 0;
 }

@@ -7,6 +7,7 @@
  *   line:column for JSON syntax errors).
  * - `UsageError`: a command line the CLI cannot act on.
  * - a file-system error on a path the user named (`isFileSystemError`).
+ * - input nested too deeply for the generator's recursive passes (`isTooDeep`).
  */
 
 /** A failure that names the place in the input: file, JSON pointer, and line/column for syntax errors. */
@@ -34,10 +35,10 @@ export class UsageError extends Error {
   }
 }
 
-/** A missing, unreadable or unwritable path given on the command line (or implied by it). */
+/** A missing, unreadable or unwritable path given on the command line (or implied by it), or a full or busy disk under it. */
 export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EROFS"].includes(code ?? "");
+  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "EROFS", "ENOSPC", "EDQUOT", "EBUSY", "ENOTEMPTY", "EEXIST"].includes(code ?? "");
 }
 
 
@@ -152,4 +153,9 @@ function firstSyntaxErrorOffset(text: string): number {
     throw offset;
   }
   return text.length;
+}
+
+/** The call stack ran out: input (a schema) nested deeper than the generator's recursive passes go. */
+export function isTooDeep(error: unknown): boolean {
+  return error instanceof RangeError && error.message.includes("call stack");
 }

@@ -3,7 +3,7 @@
  * apart from reading the schema directory; writing is the caller's business
  * (see write.ts), so a failure anywhere leaves the output untouched.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { code, GeneratedFile, lines, name, type Code } from "./code.js";
@@ -26,7 +26,7 @@ import { emitParsers } from "./emit/parsers.js";
 import { emitFirstIssueValidators, emitValidators } from "./emit/validators.js";
 import type { Surface } from "./ir.js";
 import { SchemaError } from "./errors.js";
-import { loadSchema, loadSchemaLock } from "./load.js";
+import { isPresent, loadSchema, loadSchemaLock } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
 import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "./overlay.js";
 import { recogniseSchema } from "./recognise.js";
@@ -62,7 +62,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
   const lock = loadSchemaLock(options.schemaDir);
   for (const file of Object.keys(lock?.files ?? {})) {
     // A pinned file that went missing must not silently drop its surface.
-    if (!existsSync(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
+    if (!isPresent(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
   }
   const emitters = checkEmitters([...BUILTIN_EMITTERS, ...(options.emitters ?? [])]);
   const files: OutputFile[] = runtimeFiles();

@@ -3,7 +3,7 @@
  * line and column, and index its `$defs`.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseJsonText, SchemaError } from "./errors.js";
 import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
@@ -22,8 +22,61 @@ export interface LoadedSchema {
 
 /** Reads and parses one schema file; throws `SchemaError` naming the file and place. */
 export function loadSchema(path: string, displayName: string = path): LoadedSchema {
-  const text = readFileSync(path, "utf8");
-  return loadSchemaText(text, displayName);
+  return loadSchemaText(readInputText(path, displayName), displayName);
+}
+
+/**
+ * Whether `path` exists. A path the process may not look at (`EACCES`, say)
+ * throws that file-system error, which names it, instead of reading as
+ * absent: a schema directory with an unreadable part must not lose it quietly.
+ */
+export function isPresent(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+/**
+ * The text of an input file, decoded as UTF-8 (a byte order mark is kept, so
+ * that JSON parsing reports it). A directory, bytes that are not UTF-8 and a
+ * file too large for a string are each a `SchemaError` naming the file (and,
+ * for bytes, the line and column of the first bad one).
+ */
+export function readInputText(path: string, displayName: string = path): string {
+  if (statSync(path).isDirectory()) throw new SchemaError(displayName, "", "is a directory, not a file");
+  const bytes = readFileSync(path);
+  const bad = firstInvalidUtf8(bytes);
+  if (bad >= 0) throw new SchemaError(displayName, "", "is not UTF-8 text", positionOf(bytes, bad));
+  try {
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  } catch (error) {
+    throw new SchemaError(displayName, "", `too large to read as one string (${bytes.length} bytes): ${(error as Error).message}`);
+  }
+}
+
+/** The offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629), or -1. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // Lead byte: sequence length and the range its first continuation byte must fall in (no overlongs, no surrogates, <= U+10FFFF).
+    const [length, low, high] = b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+    if (length === 0 || i + length > bytes.length) return i;
+    if (bytes[i + 1]! < low || bytes[i + 1]! > high) return i;
+    for (let k = 2; k < length; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    i += length;
+  }
+  return -1;
+}
+
+/** Line and column (1-based; columns count bytes) of byte `offset`. */
+function positionOf(bytes: Uint8Array, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) (line++, (lineStart = i + 1));
+  return { line, column: offset - lineStart + 1 };
 }
 
 /** Parses schema text (see `loadSchema`). */
@@ -39,7 +92,7 @@ export function loadSchemaText(text: string, file: string): LoadedSchema {
 
 /** Reads a JSON file (a reviewed table, the lock); a syntax error is a `SchemaError` with line:column. */
 export function readJsonFile(path: string, what?: string): unknown {
-  return parseJsonText(readFileSync(path, "utf8"), path, what);
+  return parseJsonText(readInputText(path), path, what);
 }
 
 /**
@@ -49,7 +102,7 @@ export function readJsonFile(path: string, what?: string): unknown {
  */
 export function loadSchemaLock(schemaDir: string): SchemaLock | undefined {
   const path = join(schemaDir, LOCK_FILE);
-  if (!existsSync(path)) return undefined;
+  if (!isPresent(path)) return undefined;
   const lock = readJsonFile(path, "the schema lock is not valid JSON");
   const bad = (pointer: string, what: string): never => {
     throw new SchemaError(path, pointer, `${what}; rewrite the lock with \`npm run schema:sync\``);

@@ -4,10 +4,9 @@
  * `schema/variant-names.json`, so a new variant in a new schema fails
  * generation until someone names it there.
  */
-import { existsSync } from "node:fs";
 import { isIdentifier } from "./code.js";
 import { SchemaError } from "./errors.js";
-import { isPlainObject, pointerSegment, readJsonFile } from "./load.js";
+import { isPlainObject, isPresent, pointerSegment, readJsonFile } from "./load.js";
 
 /** File name of the reviewed naming table inside the schema directory. */
 export const VARIANT_NAMES_FILE = "variant-names.json";
@@ -25,7 +24,7 @@ export interface VariantNames {
  * or malformed table is a `SchemaError` naming the file.
  */
 export function loadVariantNames(path: string): VariantNames {
-  if (!existsSync(path)) {
+  if (!isPresent(path)) {
     throw new SchemaError(path, "", `no untitled-variant naming table here; add one (\`{}\` if the schema has no untitled variants) or pass --variant-names FILE`);
   }
   const table = readTable(path);

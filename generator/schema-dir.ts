@@ -11,7 +11,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Surface } from "./ir.js";
-import { SchemaError } from "./load.js";
+import { isPresent, SchemaError } from "./load.js";
 import { SURFACES, type SurfaceSource } from "./surfaces.js";
 
 /** The single schema file of the legacy layout. */
@@ -25,9 +25,9 @@ export function schemaSources(schemaDir: string): SurfaceSource[] {
   if (!existsSync(schemaDir) || !statSync(schemaDir).isDirectory()) {
     throw new SchemaError(schemaDir, "", "no such schema directory");
   }
-  const split = SURFACES.filter((s) => existsSync(join(schemaDir, s.file)));
+  const split = SURFACES.filter((s) => isPresent(join(schemaDir, s.file)));
   if (split.length > 0) return split;
-  if (existsSync(join(schemaDir, LEGACY_SCHEMA_FILE))) return [{ surface: LEGACY_SURFACE, file: LEGACY_SCHEMA_FILE }];
+  if (isPresent(join(schemaDir, LEGACY_SCHEMA_FILE))) return [{ surface: LEGACY_SURFACE, file: LEGACY_SCHEMA_FILE }];
   const expected = [...SURFACES.map((s) => s.file), LEGACY_SCHEMA_FILE].join(", ");
   throw new SchemaError(schemaDir, "", `no ACP schema here: expected one of ${expected}`);
 }

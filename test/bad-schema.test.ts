@@ -7,7 +7,7 @@
  * schema lock are bad input too: every malformed shape gets the same one line
  * (file and JSON pointer) and exit 2, never the "internal error" exit 3.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { typeCheck } from "./support/compile.js";
@@ -39,6 +39,31 @@ describe("bad schemas fail with one clear error and write nothing", () => {
   it("invalid JSON: file, line and column", () => {
     const dir = pinnedV2With({}, '{\n  "$defs": {\n    "A": { "type": "string", }\n  }\n}\n');
     expectOneError(generateInto(dir), `${join(dir, "v2/schema.json")}:3:30`, /invalid JSON/);
+  });
+
+  it("bytes that are not UTF-8: file, line and column of the first", () => {
+    const dir = pinnedV2With({}, '{\n  "$defs": {}, "x": "caf\u00e9"\n}\n');
+    const file = join(dir, "v2/schema.json");
+    writeFileSync(file, Buffer.concat([Buffer.from('{\n  "$defs": {}, "x": "caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"\n}\n')]));
+    expectOneError(generateInto(dir), `${file}:2:25`, /not UTF-8/);
+  });
+
+  it("a directory where the schema file should be", () => {
+    const dir = pinnedV2With({});
+    rmSync(join(dir, "v2/schema.json"));
+    mkdirSync(join(dir, "v2/schema.json"));
+    expectOneError(generateInto(dir), join(dir, "v2/schema.json"), /is a directory, not a file/);
+  });
+
+  it("a schema nested deeper than the generator's passes recurse: exit 2, nothing written", () => {
+    // Written as text: JSON.stringify of a value this deep would itself run out of stack.
+    const depth = 20_000;
+    const deep = `${'{"type":"array","items":'.repeat(depth)}{"type":"string"}${"}".repeat(depth)}`;
+    const dir = pinnedV2With({ Deep: "DEEP" });
+    const file = join(dir, "v2/schema.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace('"DEEP"', deep));
+    const run = generateInto(dir);
+    expectOneError(run, "acp-codegen:", /nested too deeply/);
   });
 
   it("a $ref to a missing def", () => {

@@ -3,12 +3,12 @@
  * and what a killed run leaves behind is cleaned up (or restored) by the next.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILD_DIR, diffTree, recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
-import { ROOT } from "./support/ir.js";
-import { previousOutput, snapshotTree, tempDir, writeFiles } from "./support/run-cli.js";
+import { BUILD_DIR, diffTree, OUTPUT_MARKER, recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
+import { ROOT, SCHEMA_DIR } from "./support/ir.js";
+import { cli, previousOutput, snapshotTree, tempDir, writeFiles } from "./support/run-cli.js";
 
 const FRESH: OutputFile[] = [
   { path: "src/v2/index.ts", content: "// fresh\n" },
@@ -28,11 +28,40 @@ describe("writeTree", () => {
   it("replaces the output with exactly the new files and leaves no sibling behind", () => {
     const out = previousOutput();
     writeTree(out, FRESH);
-    expect([...snapshotTree(out)]).toEqual([
+    expect([...snapshotTree(out)].sort()).toEqual([
+      [OUTPUT_MARKER, expect.stringContaining("acp-codegen")],
       ["src/v2/index.ts", "// fresh\n"],
       ["src/v2/unstable/index.ts", "// fresh unstable\n"],
     ]);
     expect(siblingsOf(out)).toEqual([]);
+  });
+
+  it("refuses to replace what no run wrote: a directory with other files, a file, a symbolic link (exit 2 through the CLI, nothing touched)", () => {
+    const dir = tempDir("not-output");
+    const project = writeFiles(join(dir, "project"), { "package.json": '{"name":"mine"}', ".git/HEAD": "ref\n", "src/keep.ts": "// mine\n" });
+    const file = writeFiles(dir, { "notes.txt": "mine\n" }) + "/notes.txt";
+    const link = join(dir, "link");
+    symlinkSync(previousOutput(), link);
+    for (const target of [project, file, link]) {
+      const before = lstatSync(target).isDirectory() ? snapshotTree(target) : undefined;
+      expect(() => writeTree(target, FRESH)).toThrow(/refusing to replace/);
+      const run = cli("generate", "--surface", "v2", "--out", target, "--quiet");
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/refusing to replace/);
+      if (before) expect(snapshotTree(target)).toEqual(before);
+    }
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  it("replaces an empty directory, and an output written before the marker existed (the package.json of acp-bindings)", () => {
+    const empty = tempDir("empty");
+    writeTree(empty, FRESH);
+    expect(existsSync(join(empty, OUTPUT_MARKER))).toBe(true);
+    const legacy = writeFiles(join(tempDir("legacy"), "out"), { "package.json": '{"name":"acp-bindings"}', "src/old.ts": "" });
+    writeTree(legacy, FRESH);
+    expect(existsSync(join(legacy, "src/old.ts"))).toBe(false);
+    expect(() => writeTree(tempDir("x"), [{ path: OUTPUT_MARKER, content: "" }])).toThrow(/no emitter may write it/);
   });
 
   it("a write failing half-way leaves the output as it was", () => {
@@ -82,6 +111,16 @@ describe("writeTree", () => {
     renameSync(out, previous);
     writeFiles(`${out}.staging-${pid}`, { "src/v2/index.ts": "// half-done\n" });
     recoverInterruptedWrites(out);
+    expect(snapshotTree(out)).toEqual(before);
+    expect(siblingsOf(out)).toEqual([]);
+  });
+
+  it("generate --surface after a run killed mid-swap puts the previous output back first, then keeps the other surfaces' files", () => {
+    const out = join(tempDir("swap"), "out");
+    expect(cli("generate", "--schema-dir", SCHEMA_DIR, "--out", out, "--quiet").code).toBe(0);
+    const before = snapshotTree(out);
+    renameSync(out, `${out}.previous-${deadPid()}`);
+    expect(cli("generate", "--schema-dir", SCHEMA_DIR, "--out", out, "--surface", "v1", "--quiet").code).toBe(0);
     expect(snapshotTree(out)).toEqual(before);
     expect(siblingsOf(out)).toEqual([]);
   });

@@ -2,6 +2,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { runCli } from "../../generator/cli.js";
+import { OUTPUT_MARKER } from "../../generator/write.js";
 import { SCHEMA_DIR } from "./ir.js";
 import { tempDir } from "./temp-dirs.js";
 
@@ -60,5 +61,5 @@ export function snapshotTree(dir: string): Map<string, string> {
  * a run makes beside it go with that temp dir.
  */
 export function previousOutput(): string {
-  return writeFiles(join(tempDir("out"), "out"), { "src/v2/index.ts": "// previous generation\n", "README.md": "kept\n" });
+  return writeFiles(join(tempDir("out"), "out"), { "src/v2/index.ts": "// previous generation\n", "README.md": "kept\n", [OUTPUT_MARKER]: "written by a previous run\n" });
 }
