@@ -40,7 +40,11 @@ export interface EmitContext {
 
 /** One file an emitter writes for every surface. */
 export interface EmitterFile {
-  /** Path inside the surface directory, `/`-separated, ending in `.ts` (`guards.ts`). */
+  /**
+   * Path inside the surface directory, `/`-separated, ending in `.ts` (`guards.ts`); written to
+   * `src/<surface>/<path>`, which must be no other file's on any surface (`unstable/x.ts` on `v1`
+   * is `src/v1/unstable/x.ts`, a file of `v1/unstable`'s directory): a run checks this and exits 2.
+   */
   readonly path: string;
   readonly exports: ExportStyle;
   /** The file's body; the provenance header is added by the pipeline. */

@@ -1,22 +1,33 @@
 /**
  * The emitters of a run, checked before any of them runs: what api.ts
  * promises (unique names, known requirements, existing runtime modules, file
- * paths that stay inside the surface and do not collide) holds for every
- * emitter, built-in or a project's. A broken emitter list is a usage error.
+ * paths that stay inside the surface and do not collide on any surface) holds
+ * for every emitter, built-in or a project's. A broken emitter list is a usage error.
  */
 import { existsSync } from "node:fs";
 import type { Emitter } from "./api.js";
 import { isIdentifier } from "./code.js";
 import { UsageError } from "./errors.js";
 import type { PackageModule } from "./emit/package-layout.js";
+import { SURFACES } from "./surfaces.js";
 
 const RUNTIME_DIR = new URL("./runtime/", import.meta.url);
 const SAFE_PATH = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*\.ts$/i;
 
-/** Returns `emitters` after checking them in order (an emitter may require only those before it). */
+/** Where a surface's file `path` (relative to the surface, `guards.ts`) is written: `src/<surface>/<path>`. */
+export function outputPath(surface: string, path: string): string {
+  return `src/${surface}/${path}`;
+}
+
+/**
+ * Returns `emitters` after checking them in order (an emitter may require only those before it).
+ * Paths are checked on every surface, whichever a run generates: `unstable/x.ts` written for
+ * `v1` lands in `src/v1/unstable/`, so it collides with an `x.ts` of `v1/unstable`.
+ */
 export function checkEmitters(emitters: readonly Emitter[]): readonly Emitter[] {
   const names = new Set<string>();
-  const paths = new Set(["index.ts"]);
+  // The writer of each output path, for the error naming both writers of a path.
+  const writers = new Map(SURFACES.map(({ surface }) => [outputPath(surface, "index.ts"), `the index.ts of ${surface}`]));
   const namespaces = new Set<string>();
   for (const emitter of emitters) {
     const bad = (what: string): never => {
@@ -28,8 +39,12 @@ export function checkEmitters(emitters: readonly Emitter[]): readonly Emitter[] 
     for (const module of emitter.runtime ?? []) if (!existsSync(new URL(`${module}.ts`, RUNTIME_DIR))) bad(`needs runtime module ${JSON.stringify(module)}, which the runtime does not have`);
     for (const file of emitter.files) {
       if (!SAFE_PATH.test(file.path)) bad(`file path ${JSON.stringify(file.path)} must be a relative .ts path of plain names`);
-      if (paths.has(file.path)) bad(`file ${file.path} is written by another emitter`);
-      paths.add(file.path);
+      for (const { surface } of SURFACES) {
+        const path = outputPath(surface, file.path);
+        const other = writers.get(path);
+        if (other !== undefined) bad(`its ${file.path} on ${surface} and ${other} are both written to ${path}`);
+        writers.set(path, `emitter ${JSON.stringify(emitter.name)}'s ${file.path} on ${surface}`);
+      }
       if (typeof file.exports === "object") {
         if (!isIdentifier(file.exports.namespace) || namespaces.has(file.exports.namespace)) bad(`namespace ${JSON.stringify(file.exports.namespace)} is not a usable, unique identifier`);
         namespaces.add(file.exports.namespace);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { code, GeneratedFile, lines, name, type Code } from "./code.js";
 import type { Emitter, EmitterFile, ExportStyle } from "./api.js";
-import { checkEmitters, packageModules } from "./emitters.js";
+import { checkEmitters, outputPath, packageModules } from "./emitters.js";
 import { buildSurfaceModel, type SurfaceModel } from "./model.js";
 import { PACKAGE_NAME, type PackageModule } from "./emit/package-layout.js";
 import { emitApply } from "./emit/apply.js";
@@ -156,16 +156,15 @@ export const SURFACE_MODULES: readonly PackageModule[] = packageModules(BUILTIN_
 
 /** Every file of one surface written by `emitters`, and the index.ts that re-exports them. */
 export function emitSurface(model: SurfaceModel, emitters: readonly Emitter[] = BUILTIN_EMITTERS): OutputFile[] {
-  const dir = `src/${model.surface}`;
   const files = emitters.flatMap((e) => e.files);
   const modules = files.map((file) => {
     const context = { runtime: runtimeDirFrom(model.surface, file.path), packageName: PACKAGE_NAME };
-    return { path: `${dir}/${file.path}`, content: header(model) + file.emit(model, context) };
+    return { path: outputPath(model.surface, file.path), content: header(model) + file.emit(model, context) };
   });
   const index = new GeneratedFile();
   index.print(code`export type { Issue, Result } from ${`${runtimeDirFrom(model.surface, "index.ts")}/result.js`};`);
   index.print(lines(files.flatMap((file) => reexport(file))));
-  return [...modules, { path: `${dir}/index.ts`, content: header(model) + index.toString() }];
+  return [...modules, { path: outputPath(model.surface, "index.ts"), content: header(model) + index.toString() }];
 }
 
 /** The line of index.ts that re-exports `file`, if it is re-exported. */

@@ -4,12 +4,17 @@
  * hand-made bad transcript per check, each of which must report exactly its
  * finding. The bin itself, as a user runs it, is in test/checker-bin.test.ts.
  */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../generated/src/runtime/check-cli.js";
 import { checkTraffic, type CheckerBindings } from "../generated/src/runtime/checker.js";
 import * as v1u from "../generated/src/v1/unstable/index.js";
 import * as v2u from "../generated/src/v2/unstable/index.js";
 import { captureSdkSession, captureSdkSessionV2 } from "./checker-capture.js";
+import { ROOT } from "./support/ir.js";
+import { tempDir } from "./support/temp-dirs.js";
 
 const V1: CheckerBindings = v1u;
 const V2: CheckerBindings = v2u;
@@ -25,7 +30,7 @@ const OPENING = [
   line({ id: 2, method: "session/prompt", params: { sessionId: "s1", prompt: [text("hi")] } }),
 ];
 const update = (u: object, sessionId = "s1") => line({ method: "session/update", params: { sessionId, update: u } });
-const findings = (lines: string[], bindings = V1, surface = "v1/unstable") =>
+const findings = (lines: (string | Uint8Array)[], bindings = V1, surface = "v1/unstable") =>
   checkTraffic(lines, bindings, surface).findings.map((f) => [f.line, f.kind, f.pointer]);
 
 describe("on SDK traffic", () => {
@@ -136,7 +141,9 @@ describe("one bad transcript per check", () => {
 
 describe("command line", () => {
   const surfaces = { "v1/unstable": V1, "v2/unstable": V2 };
-  const file = (lines: string[]) => () => lines.join("\n");
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const file = (lines: string[]) => () => bytes(lines.join("\n"));
+  const lineCount = (text: string): unknown => JSON.parse(run(["check", "t.ndjson", "--format", "json"], surfaces, () => bytes(text)).output).lines;
 
   it("exits 1 on violations, 0 when clean; --format json is the report", () => {
     expect(run(["check", "t.ndjson"], surfaces, file(OPENING)).code).toBe(0);
@@ -153,6 +160,38 @@ describe("command line", () => {
     expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(v2init)).output).surface).toBe("v2/unstable");
     expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(OPENING)).output).surface).toBe("v1/unstable");
   });
+
+  it("counts lines as a file has them: a final newline ends the last line, an empty file has none", () => {
+    expect(lineCount(`${OPENING.join("\n")}\n`)).toBe(5);
+    expect(lineCount(`${OPENING.join("\r\n")}\r\n`)).toBe(5);
+    expect(lineCount(OPENING.join("\n"))).toBe(5);
+    expect(lineCount("")).toBe(0);
+    expect(lineCount("\n")).toBe(1);
+    expect(run(["check", "t.ndjson"], surfaces, () => bytes(`${OPENING.join("\n")}\n`)).output).toMatch(/^5 line\(s\) on v1\/unstable: 0 violation\(s\)/);
+  });
+
+  it("a line that is not UTF-8 is a violation at its line, not replacement characters", () => {
+    const latin = Uint8Array.from([...bytes(`${OPENING[0]}\n{"jsonrpc":"2.0","method":"_x","params":{"a":"`), 0xe9, 0xff, ...bytes('"}}\n')]);
+    const outcome = run(["check", "latin.ndjson"], surfaces, () => latin);
+    expect(outcome.code).toBe(1);
+    expect(outcome.output).toBe("line 2: violation (message): not UTF-8 text (JSON exchanged between systems must be UTF-8)\n2 line(s) on v1/unstable: 1 violation(s), 0 protocol error(s), 0 tolerant drop(s)\n");
+    // Valid UTF-8, U+FFFD included, is text.
+    expect(findings([line({ method: "_x", params: { a: "\u00e9\ufffd" } })].map(bytes))).toEqual([]);
+  });
+
+  it("an initialize with a protocolVersion this package lacks picks the newest unstable surface", () => {
+    const v3init = [line({ id: 0, method: "initialize", params: { protocolVersion: 3 } })];
+    expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(v3init)).output).surface).toBe("v2/unstable");
+  });
+
+  it("the bin ends quietly when its reader goes away (`| head -1`), with the status of a SIGPIPE", () => {
+    const capture = join(tempDir("checker-epipe"), "bad.ndjson");
+    writeFileSync(capture, "{oops\n".repeat(20_000)); // about 1 MB of findings: more than a pipe holds
+    const bin = join(ROOT, "generated", "src", "bin", "acp-bindings.ts");
+    const piped = spawnSync("bash", ["-c", `node --import tsx ${bin} check ${capture} | head -1; echo "\${PIPESTATUS[0]}"`], { cwd: ROOT, encoding: "utf8" });
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout).toBe("line 1: violation (message): not JSON\n141\n");
+  }, 60_000);
 
   it("bad usage exits 2 with the usage", () => {
     const unreadable = () => {

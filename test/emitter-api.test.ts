@@ -134,10 +134,35 @@ describe("checkEmitters", () => {
     expect(problem(emitter({ requires: ["zod"] }))).toContain('requires "zod"');
     expect(problem(emitter({ runtime: ["nope"] }))).toContain('runtime module "nope"');
     expect(problem(emitter({ name: "parse" }))).toContain("same name");
-    expect(problem(emitter({ files: [{ path: "types.ts", exports: "none", emit: () => "" }] }))).toContain("written by another emitter");
-    expect(problem(emitter({ files: [{ path: "index.ts", exports: "none", emit: () => "" }] }))).toContain("written by another emitter");
+    expect(problem(emitter({ files: [{ path: "types.ts", exports: "none", emit: () => "" }] }))).toBe(
+      `emitter "extra": its types.ts on v1 and emitter "types"'s types.ts on v1 are both written to src/v1/types.ts`,
+    );
+    expect(problem(emitter({ files: [{ path: "index.ts", exports: "none", emit: () => "" }] }))).toContain("the index.ts of v1 are both written to src/v1/index.ts");
     expect(problem(emitter({ files: [{ path: "../escape.ts", exports: "none", emit: () => "" }] }))).toContain("relative .ts path");
     expect(problem(emitter({ files: [{ path: "x.ts", exports: { namespace: "parse" }, emit: () => "" }] }))).toContain("namespace");
     expect(problem(emitter({ apiVersion: 2 as 1 }))).toContain("apiVersion 2");
   });
+
+  it("rejects a path that lands on another surface's file: unstable/x.ts on v1 is src/v1/unstable/x.ts", () => {
+    expect(problem(emitter({ files: [{ path: "unstable/validate.ts", exports: "none", emit: () => "" }] }))).toBe(
+      `emitter "extra": its unstable/validate.ts on v1 and emitter "validate"'s validate.ts on v1/unstable are both written to src/v1/unstable/validate.ts`,
+    );
+    expect(problem(emitter({ files: [{ path: "unstable/index.ts", exports: "none", emit: () => "" }] }))).toContain("the index.ts of v1/unstable are both written to src/v1/unstable/index.ts");
+    // Two project emitters: the second names the first.
+    const first = emitter({ name: "first", files: [{ path: "unstable/extra.ts", exports: "none", emit: () => "" }] });
+    expect(() => checkEmitters([...BUILTIN_EMITTERS, first, emitter({})])).toThrow(
+      `emitter "extra": its extra.ts on v1/unstable and emitter "first"'s unstable/extra.ts on v1 are both written to src/v1/unstable/extra.ts`,
+    );
+  });
+
+  it("a run with such an emitter exits 2 naming both files and writes nothing, even for one surface", () => {
+    const project = esmProject("colliding-emitter");
+    const colliding = `export default { apiVersion: 1, name: "collide", files: [{ path: "unstable/validate.ts", exports: "none", emit: () => "" }] };\n`;
+    writeFileSync(join(project, "collide.ts"), colliding);
+    const out = join(project, "out");
+    const generation = run("node", [join(ROOT, "generator", "acp-codegen.js"), "generate", "--schema-dir", SCHEMA_DIR, "--emitter", "collide.ts", "--surface", "v1", "--out", out], project);
+    expect(generation.code).toBe(2);
+    expect(generation.stderr).toContain(`emitter "collide": its unstable/validate.ts on v1 and emitter "validate"'s validate.ts on v1/unstable are both written to src/v1/unstable/validate.ts`);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { checkTraffic, formatText, type CheckerBindings } from "./checker.js";
+import { checkTraffic, decodeUtf8, formatText, splitLines, type CheckerBindings } from "./checker.js";
 
 /*
  * The command line of `npx acp-bindings check`. The package is built without
@@ -9,13 +9,17 @@ import { checkTraffic, formatText, type CheckerBindings } from "./checker.js";
 interface NodeProcess {
   readonly argv: readonly string[];
   exitCode?: number;
-  readonly stdout: { write(text: string): unknown };
+  exit(code: number): never;
+  readonly stdout: { write(text: string): unknown; on(event: "error", listener: (error: { code?: unknown }) => void): unknown };
   readonly stderr: { write(text: string): unknown };
 }
 
 interface NodeFs {
-  readFileSync(path: string | number, encoding: "utf8"): string;
+  readFileSync(path: string | number): Uint8Array;
 }
+
+/** The exit code of a command whose reader went away (as if killed by SIGPIPE: 128 + 13). */
+export const EXIT_BROKEN_PIPE = 141;
 
 export const USAGE = `usage: acp-bindings check <file.ndjson | -> [--surface S] [--format text|json]
 
@@ -24,10 +28,13 @@ strict violations with JSON pointers, what a tolerant peer silently drops,
 protocol errors, and a summary of the reduced session state.
 
   --surface S   v1, v1/unstable, v2 or v2/unstable (default: from the initialize
-                request's protocolVersion, unstable; v1/unstable without one)
+                request's protocolVersion, unstable; v1/unstable without one,
+                the newest unstable surface for a version this package lacks)
   --format F    text (default) or json
 
-Exit codes: 0 clean, 1 violations or protocol errors, 2 bad usage or unreadable input.
+Exit codes: 0 clean, 1 violations or protocol errors (a line that is not UTF-8
+is a violation), 2 bad usage or unreadable input, 141 when the reader of the
+output goes away (\`| head\`).
 `;
 
 /** Runs `acp-bindings <argv>` with the given surfaces (entry modules by name); sets the exit code. */
@@ -35,13 +42,18 @@ export async function main(surfaces: Readonly<Record<string, CheckerBindings>>):
   const proc = (globalThis as unknown as { process: NodeProcess }).process;
   const fsModule: string = "node:fs";
   const fs = (await import(fsModule)) as NodeFs;
-  const outcome = run(proc.argv.slice(2), surfaces, (path) => fs.readFileSync(path === "-" ? 0 : path, "utf8"));
+  // A reader that goes away (`| head -1`) ends the command quietly, as SIGPIPE ends other commands.
+  proc.stdout.on("error", (error) => {
+    if (error.code !== "EPIPE") throw error;
+    proc.exit(EXIT_BROKEN_PIPE);
+  });
+  const outcome = run(proc.argv.slice(2), surfaces, (path) => fs.readFileSync(path === "-" ? 0 : path));
   (outcome.code === 2 ? proc.stderr : proc.stdout).write(outcome.output);
   proc.exitCode = outcome.code;
 }
 
-/** The command, without Node.js: arguments in, output text and exit code out. */
-export function run(args: readonly string[], surfaces: Readonly<Record<string, CheckerBindings>>, read: (path: string) => string): { output: string; code: number } {
+/** The command, without Node.js: arguments in (`read` returns a file's bytes, `-` is stdin), output text and exit code out. */
+export function run(args: readonly string[], surfaces: Readonly<Record<string, CheckerBindings>>, read: (path: string) => Uint8Array): { output: string; code: number } {
   const usage = (problem: string) => ({ output: `acp-bindings: ${problem}\n\n${USAGE}`, code: 2 });
   if (args[0] === "--help" || args[0] === "-h" || args.length === 0) return { output: USAGE, code: args.length === 0 ? 2 : 0 };
   if (args[0] !== "check") return usage(`unknown command ${JSON.stringify(args[0])}`);
@@ -66,13 +78,12 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
   }
   if (file === undefined) return usage("which file? (`-` reads stdin)");
   if (format !== "text" && format !== "json") return usage(`--format is text or json, not ${JSON.stringify(format)}`);
-  let text: string;
+  let lines: Uint8Array[];
   try {
-    text = read(file);
+    lines = splitLines(read(file));
   } catch (error) {
     return usage(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const lines = text.split(/\r?\n/);
   const chosen = surface ?? detectSurface(lines, Object.keys(surfaces));
   const bindings = Object.hasOwn(surfaces, chosen) ? surfaces[chosen] : undefined;
   if (!bindings) return usage(`unknown surface ${JSON.stringify(chosen)} (this package has ${Object.keys(surfaces).join(", ")})`);
@@ -80,11 +91,15 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
   return { output: format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatText(report), code: report.errors ? 1 : 0 };
 }
 
-/** `v<N>/unstable` from the first `initialize` request's `protocolVersion`, when the package has it. */
-function detectSurface(lines: readonly string[], available: readonly string[]): string {
+/**
+ * `v<N>/unstable` from the first `initialize` request's `protocolVersion` (1 without one); for a
+ * version the package lacks, its newest unstable surface (`available` is oldest first).
+ */
+function detectSurface(lines: readonly Uint8Array[], available: readonly string[]): string {
   let version = 1;
-  for (const line of lines) {
-    if (!line.includes('"initialize"')) continue;
+  for (const bytes of lines) {
+    const line = decodeUtf8(bytes);
+    if (line === undefined || !line.includes('"initialize"')) continue;
     try {
       const message = JSON.parse(line) as { method?: unknown; params?: { protocolVersion?: unknown } };
       if (message.method !== "initialize") continue;
@@ -95,5 +110,6 @@ function detectSurface(lines: readonly string[], available: readonly string[]): 
     }
   }
   const wanted = `v${version}/unstable`;
-  return available.includes(wanted) ? wanted : (available[0] ?? wanted);
+  const newest = available.filter((s) => s.endsWith("/unstable")).at(-1) ?? available.at(-1);
+  return available.includes(wanted) ? wanted : (newest ?? wanted);
 }

@@ -77,11 +77,44 @@ const TURN_CONTENT = new Set([
 /** Requests that name a session the agent already has (so later updates for it are expected). */
 const OPENS_BY_PARAMS = new Set(["session/load", "session/resume"]);
 
-/** Checks a captured session; `surface` is the entry's name (`v1`, `v2/unstable`, ...). */
-export function checkTraffic(lines: readonly string[], bindings: CheckerBindings, surface: string): CheckReport {
+declare const TextDecoder: new (label: string, options: { fatal: boolean }) => { decode(bytes: Uint8Array): string };
+
+/**
+ * The lines of a capture: split at each `\n` (a `\r` before it is dropped); a
+ * final `\n` ends the last line rather than starting an empty one, so an empty
+ * capture has no lines. Each line is returned as its bytes, for `checkTraffic`.
+ */
+export function splitLines(bytes: Uint8Array): Uint8Array[] {
+  const lines: Uint8Array[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    lines.push(bytes.subarray(start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end));
+    start = end + 1;
+  }
+  return lines;
+}
+
+/** `bytes` as text, or `undefined` when they are not UTF-8 (no replacement characters). */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks a captured session; `surface` is the entry's name (`v1`, `v2/unstable`, ...).
+ * Each line is its text or its bytes (`splitLines`); bytes that are not UTF-8 are a violation.
+ */
+export function checkTraffic(lines: readonly (string | Uint8Array)[], bindings: CheckerBindings, surface: string): CheckReport {
   const checker = new TrafficChecker(bindings, surface);
   lines.forEach((text, i) => {
-    if (text.trim() !== "") checker.line(i + 1, text);
+    const decoded = typeof text === "string" ? text : decodeUtf8(text);
+    if (decoded === undefined) checker.notUtf8(i + 1);
+    else if (decoded.trim() !== "") checker.line(i + 1, decoded);
   });
   return checker.report(lines.length);
 }
@@ -96,6 +129,12 @@ class TrafficChecker {
     private readonly bindings: CheckerBindings,
     private readonly surface: string,
   ) {}
+
+  /** A line whose bytes are not UTF-8: JSON-RPC messages are UTF-8 JSON (RFC 8259, section 8.1). */
+  notUtf8(lineNo: number): void {
+    this.lineNo = lineNo;
+    this.add("violation", "", "not UTF-8 text (JSON exchanged between systems must be UTF-8)");
+  }
 
   line(lineNo: number, text: string): void {
     this.lineNo = lineNo;
