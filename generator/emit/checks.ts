@@ -266,6 +266,16 @@ export abstract class DecodeWriter {
   }
 
   /** Names of a def's own functions, reserved before any helper is named. */
+  /** `node` with references followed to the node they name. */
+  protected resolve(node: Node): Node {
+    return node.kind === "ref" ? this.resolve(this.defs.get(node.name)!.node) : node;
+  }
+
+  /** Whether one alternative of `node` is any JSON value (an untyped value, S29: the union keeps it whole). */
+  protected acceptsAnyJson(node: Extract<Node, { kind: "union" }>): boolean {
+    return node.options.some((o) => this.resolve(o.node).kind === "json");
+  }
+
   protected abstract ownNames(def: Def): readonly string[];
   /** Declares a def's own functions in the pool. */
   protected abstract definition(def: Def): void;

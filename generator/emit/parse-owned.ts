@@ -218,6 +218,8 @@ class ExactWriter extends DecodeWriter {
         return [code`if (!rt.isObject(v)) return false;`, ...loop, code`return true;`];
       }
       case "union": {
+        // S29: a union with an any-JSON alternative is an untyped value, kept whole as it is.
+        if (this.acceptsAnyJson(node)) return [code`return true;`];
         // The parser takes the first alternative that decodes: a scalar that fails is skipped;
         // at the first other alternative the answer is its own (no is always safe).
         const statements: Code[] = [];
@@ -435,10 +437,6 @@ class ExactWriter extends DecodeWriter {
       }
       return this.pool.intern("k_", block(COUNT, [...(other.fields.length ? [code`let x: any;`] : []), ...statements, code`return Infinity;`]));
     });
-  }
-
-  private resolve(node: Node): Node {
-    return node.kind === "ref" ? this.resolve(this.defs.get(node.name)!.node) : node;
   }
 
   /** Every key an object-shaped node may account for (custom variants keep any key and add none). */

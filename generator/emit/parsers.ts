@@ -279,6 +279,9 @@ class ParserWriter extends DecodeWriter {
 
   /** First alternative that decodes wins (serde's untagged enums); else the deepest failure. */
   private union(node: UnionNode): Code[] {
+    // S29: a union with an any-JSON alternative (`ErrorData`'s `Other`) is an untyped value: kept whole,
+    // every property, rather than narrowed to the first typed alternative it happens to fit.
+    if (this.acceptsAnyJson(node)) return [code`return rt.copyJson(v);`];
     const tries = node.options.flatMap((o, i) => [
       code`y = ${this.pool.within(o.name, () => this.decode(o.node, V))};`,
       code`if (y !== undefined) return y;`,

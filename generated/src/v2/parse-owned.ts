@@ -3560,7 +3560,7 @@ function e_ErrorCode(v: any): boolean {
 }
 
 function e_ErrorData(v: any): boolean {
-  return e_UnsupportedProtocolVersionErrorData(v);
+  return true;
 }
 
 function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
@@ -6332,11 +6332,7 @@ function e_CreateElicitationResponse(v: any): boolean {
 }
 
 function e_ElicitationContentValue(v: any): boolean {
-  if (typeof v === "string") return true;
-  if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
-  if (typeof v === "number" && Number.isFinite(v)) return true;
-  if (typeof v === "boolean") return true;
-  return e_Annotations_audience(v);
+  return true;
 }
 
 function e_ElicitationAcceptAction(v: any): boolean {

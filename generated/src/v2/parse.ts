@@ -3277,17 +3277,7 @@ function p_ErrorCode(v: any): any {
 }
 
 function p_ErrorData(v: any): any {
-  let y: any, best: rt.Failure;
-  y = p_UnsupportedProtocolVersionErrorData(v);
-  if (y !== undefined) return y;
-  best = rt.failure();
-  y = p_SessionNotFoundErrorData(v);
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  y = rt.copyJson(v);
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  return rt.copyJson(v);
 }
 
 function p_UnsupportedProtocolVersionErrorData_supported(v: any): any {
@@ -5716,26 +5706,7 @@ function p_CreateElicitationResponse(v: any): any {
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any, best: rt.Failure;
-  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
-  if (y !== undefined) return y;
-  best = rt.failure();
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  y = p_ElicitationSchema_required(v);
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  y = rt.copyJson(v);
-  if (y !== undefined) return y;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  return rt.copyJson(v);
 }
 
 function p_ElicitationAcceptAction_content(v: any): any {
