@@ -399,7 +399,8 @@ function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: C
     "The state saved by `sessionStateToJSON` (after `JSON.parse`), or the issues found, with JSON",
     "pointers into `json`. Every stored value is validated as the update that stores it",
     `(\`validate.${unionName}\`), map ids must match the entities' ids, and the timeline must list`,
-    "every entity once. The result holds frozen copies; `json` is not modified. Never throws.",
+    "every entity once. `minItems` is not asserted: the tolerant parser keeps shorter arrays, which",
+    "the reducer stores. The result holds frozen copies; `json` is not modified. Never throws.",
   ]);
   return [
     code`${emptyDoc}${block(code`export function emptySessionState(): SessionState`, [code`return ${engine.emptyState}(TABLE);`])}`,

@@ -1,5 +1,5 @@
 import { appendOutput } from "./base64.js";
-import { copyJson, isObject, put } from "./decode.js";
+import { copyJson, isObject, put, withMinItemsWaived } from "./decode.js";
 import { grown } from "./growing-list.js";
 import { appended, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, type Adopt, type JsonObject } from "./patch.js";
@@ -501,6 +501,12 @@ export function toJson(table: SessionTable, state: object): JsonObject {
  * that stores it; issues carry JSON pointers into `json`. Never throws.
  */
 export function fromJson<S>(table: SessionTable, json: unknown): Result<S> {
+  // What the reducer stored from `parse`'s output restores: `parse` does not assert minItems, so neither does this check.
+  return withMinItemsWaived(() => readState<S>(table, json));
+}
+
+/** `fromJson`, with the validators' minItems waived. */
+function readState<S>(table: SessionTable, json: unknown): Result<S> {
   const issues: Issue[] = [];
   if (!isObject(json)) return { ok: false, issues: [{ path: "", message: "expected an object (a saved session state)" }] };
   const known = new Set([...table.maps, ...table.lists, ...table.singletons, "timeline"]);

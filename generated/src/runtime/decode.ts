@@ -198,6 +198,25 @@ export function own(value: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
+/**
+ * While true, the generated validators' `minItems` checks pass. Set only by
+ * `withMinItemsWaived`, for `sessionStateFromJSON`: the tolerant parser does not
+ * assert `minItems` (a Rust `Vec` takes `[]`), so a state the reducer built
+ * from its output may hold a shorter array, which must restore as it was.
+ */
+export let minItemsWaived = false;
+
+/** `run()` with `minItemsWaived` set; restores the setting it replaced. */
+export function withMinItemsWaived<T>(run: () => T): T {
+  const before = minItemsWaived;
+  minItemsWaived = true;
+  try {
+    return run();
+  } finally {
+    minItemsWaived = before;
+  }
+}
+
 /** Number of Unicode code points, as JSON Schema's `minLength` counts them. */
 export function codePoints(text: string): number {
   let n = 0;

@@ -49,7 +49,7 @@ function v_RequestId(v: any): true | undefined {
 
 function v_RequestPermissionRequest_options(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PermissionOption(x)) return rt.atKey(i);
@@ -868,7 +868,7 @@ function v_EnumOption(v: any): true | undefined {
 
 function v_StringPropertySchema_enum(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
@@ -878,7 +878,7 @@ function v_StringPropertySchema_enum(v: any): true | undefined {
 
 function v_StringPropertySchema_oneOf(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return rt.atKey(i);
@@ -1781,7 +1781,7 @@ function v_SessionConfigValueId(v: any): true | undefined {
 
 function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
@@ -1791,7 +1791,7 @@ function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any
 
 function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
@@ -3807,7 +3807,7 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
 
 function v_PromptRequest_prompt(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
+  if (v.length < 1 && !rt.minItemsWaived) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
