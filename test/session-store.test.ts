@@ -4,6 +4,7 @@
  * in which order, and what a throwing listener does.
  */
 import { describe, expect, it } from "vitest";
+import * as v1 from "../generated/src/v1/index.js";
 import * as v2u from "../generated/src/v2/unstable/index.js";
 
 const chunk = (sessionId: string, text: string) =>
@@ -109,5 +110,55 @@ describe("createSessionStore: listeners", () => {
     }
     expect(calls).toBe(0);
     expect(store.get("undefined")).toBeUndefined();
+  });
+});
+
+describe("createSessionStore: permission requests (S4) and the responses that open a session (S20)", () => {
+  const toolCall = { toolCallId: "t9", title: "Edit a.ts", kind: "edit" } as const;
+
+  it("a permission request's tool call is applied like a tool_call_update (a first-seen id creates it), listeners told; the request untouched", () => {
+    const store = v2u.createSessionStore();
+    const told: string[] = [];
+    store.subscribe((id) => told.push(id));
+    store.update({ sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" } });
+    const request = {
+      sessionId: "s",
+      title: "Allow?",
+      options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }],
+      subject: { type: "tool_call", toolCall: { ...toolCall } },
+    } as const satisfies v2u.RequestPermissionRequest;
+    store.permission(request);
+    const expected = v2u.reduceSession(v2u.reduceSession(v2u.emptySessionState(), { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" }), {
+      sessionUpdate: "tool_call_update",
+      ...toolCall,
+    });
+    expect(v2u.sessionStateToJSON(store.get("s")!)).toEqual(v2u.sessionStateToJSON(expected));
+    expect(store.get("s")!.toolCalls.get("t9")).toMatchObject({ toolCallId: "t9", title: "Edit a.ts", kind: "edit", status: "pending" });
+    expect(told).toEqual(["s", "s"]);
+    expect(Object.isFrozen(request.subject.toolCall)).toBe(false);
+    // No subject, a null one, a command subject, a custom one with a toolCall: nothing changes, nobody is told.
+    const others = [undefined, null, { type: "command", command: "ls" }, { type: "_x", toolCall: { ...toolCall, toolCallId: "t8" } }];
+    for (const subject of others) store.permission({ sessionId: "s", title: "t", options: [], ...(subject === undefined ? {} : { subject }) } as v2u.RequestPermissionRequest);
+    expect(told).toEqual(["s", "s"]);
+  });
+
+  it("v1: the request's toolCall is applied", () => {
+    const store = v1.createSessionStore();
+    store.permission({ sessionId: "s", toolCall: { toolCallId: "t9", title: "Edit" }, options: [] } as unknown as v1.RequestPermissionRequest);
+    expect(store.get("s")!.toolCalls.get("t9")).toMatchObject({ toolCallId: "t9", title: "Edit" });
+  });
+
+  it("opened seeds the session's command and config lists from the response; null or absent is nothing", () => {
+    const store = v2u.createSessionStore();
+    const availableCommands = [{ name: "plan", description: "Make a plan" }];
+    const configOptions = [{ type: "select", configId: "model", name: "Model", currentValue: "a", options: [{ value: "a", name: "A" }] }];
+    store.opened("s", { sessionId: "s", availableCommands, configOptions } as unknown as v2u.NewSessionResponse);
+    expect(store.get("s")!.availableCommands).toEqual(availableCommands);
+    expect(store.get("s")!.configOptions).toEqual(configOptions);
+    expect(Object.isFrozen(availableCommands)).toBe(false);
+    store.opened("t", { availableCommands: null, configOptions: null } as unknown as v2u.ResumeSessionResponse);
+    store.opened("u", {} as v2u.ResumeSessionResponse);
+    expect(store.get("t")).toBeUndefined();
+    expect(store.get("u")).toBeUndefined();
   });
 });

@@ -11,8 +11,8 @@ import { withOwningTwin } from "./connection.js";
 /** A listener told about each session whose state changed. */
 export type SessionListener<S> = (sessionId: string, state: S) => void;
 
-/** Session states by id, fed by `session/update` notifications. */
-export interface SessionStore<S, N> {
+/** Session states by id, fed by `session/update` notifications (`N`), permission requests (`P`) and the responses that open sessions (`O`). */
+export interface SessionStore<S, N, P = never, O = never> {
   /**
    * Folds one `session/update` notification into its session, copying what it keeps (the
    * caller's object is never changed nor frozen). Passed as the connection's `session/update`
@@ -32,6 +32,21 @@ export interface SessionStore<S, N> {
    * stored either way).
    */
   subscribe(listener: SessionListener<S>): () => void;
+  /**
+   * Applies the tool call a `session/request_permission` request carries (v2 `subject.toolCall` of a
+   * `tool_call` subject, v1 `toolCall`) to its session exactly like a `tool_call_update` (S4: in arrival order,
+   * before the prompt is shown; a first-seen id creates the tool call), then tells the
+   * listeners. Call it first in your `session/request_permission` handler. Copies what it keeps;
+   * a request without a tool call changes nothing.
+   */
+  permission(request: P): void;
+  /**
+   * Seeds session `sessionId` with the lists of the response that opened it (`session/new`,
+   * `session/load`, `session/resume`, `session/fork`): its `availableCommands` and `configOptions`
+   * stored as their updates store them (S20: `null` or absent is nothing; later updates replace
+   * them), then tells the listeners. Copies what it keeps.
+   */
+  opened(sessionId: string, response: O): void;
 }
 
 /**
@@ -40,25 +55,50 @@ export interface SessionStore<S, N> {
  * from its own tree, calls its owning twin instead, which keeps the update's
  * values as they are (`reduceOwned`, e.g. `reduceSessionOwned`).
  */
-export function sessionStore<S, U>(
+export function sessionStore<S, U, P = never, O = never>(
   empty: () => S,
   reduce: (state: S, update: U) => S,
   reduceOwned: (state: S, update: U) => S,
-): SessionStore<S, { readonly sessionId: string; readonly update: U }> {
+  tag: string,
+): SessionStore<S, { readonly sessionId: string; readonly update: U }, P, O> {
   const states = new Map<string, S>();
   const listeners = new Listeners<S>();
-  const folding = (fold: (state: S, update: U) => S) => (notification: { readonly sessionId: string; readonly update: U }): void => {
-    // Outside the type (no object, no string id): nothing to fold, rather than a TypeError.
-    if (typeof notification !== "object" || notification === null || typeof notification.sessionId !== "string") return;
-    const state = fold(states.get(notification.sessionId) ?? empty(), notification.update);
-    states.set(notification.sessionId, state);
-    listeners.tell(notification.sessionId, state);
+  const fold = (reducer: (state: S, update: U) => S, sessionId: string, update: unknown): void => {
+    const state = reducer(states.get(sessionId) ?? empty(), update as U);
+    states.set(sessionId, state);
+    listeners.tell(sessionId, state);
   };
+  const folding = (reducer: (state: S, update: U) => S) => (notification: { readonly sessionId: string; readonly update: U }): void => {
+    // Outside the type (no object, no string id): nothing to fold, rather than a TypeError.
+    if (isRecord(notification) && typeof notification.sessionId === "string") fold(reducer, notification.sessionId, notification.update);
+  };
+  /** `update` of `sessionId` as the update of kind `kind`, the tag put last so that no key of `fields` overrides it. */
+  const foldAs = (sessionId: string, kind: string, fields: Readonly<Record<string, unknown>>): void => fold(reduce, sessionId, { ...fields, [tag]: kind });
   return {
     update: withOwningTwin(folding(reduce), folding(reduceOwned)),
     get: (sessionId) => states.get(sessionId),
     subscribe: (listener) => listeners.add(listener),
+    permission(request) {
+      if (!isRecord(request) || typeof request["sessionId"] !== "string") return;
+      // v2: a subject of type "tool_call" (ToolCallPermissionSubject; a command or custom subject carries none); v1: the request's own toolCall.
+      const subject = request["subject"];
+      const toolCall = isRecord(subject) ? (subject["type"] === "tool_call" ? subject["toolCall"] : undefined) : request["toolCall"];
+      if (isRecord(toolCall)) foldAs(request["sessionId"], "tool_call_update", toolCall);
+    },
+    opened(sessionId, response) {
+      if (typeof sessionId !== "string" || !isRecord(response)) return;
+      const lists = [["availableCommands", "available_commands_update"], ["configOptions", "config_option_update"]] as const;
+      for (const [field, kind] of lists) {
+        const list = response[field];
+        if (list !== undefined && list !== null) foldAs(sessionId, kind, { [field]: list });
+      }
+    },
   };
+}
+
+/** A JSON object (not null, not an array). */
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** One subscription; `active` turns false when it is ended. */
