@@ -179,6 +179,15 @@ describe("command line", () => {
     expect(findings([line({ method: "_x", params: { a: "\u00e9\ufffd" } })].map(bytes))).toEqual([]);
   });
 
+  it("a line starting with a UTF-8 byte order mark is not JSON, as a peer's JSON.parse finds (the mark is kept, not stripped)", () => {
+    const marked = Uint8Array.from([...bytes(`${OPENING[0]}
+`), 0xef, 0xbb, 0xbf, ...bytes(`${line({ method: "_x", params: {} })}
+`)]);
+    const outcome = run(["check", "bom.ndjson"], surfaces, () => marked);
+    expect(outcome.code).toBe(1);
+    expect(outcome.output).toMatch(/^line 2: violation \(message\): not JSON/);
+  });
+
   it("an initialize with a protocolVersion this package lacks picks the newest unstable surface", () => {
     const v3init = [line({ id: 0, method: "initialize", params: { protocolVersion: 3 } })];
     expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(v3init)).output).surface).toBe("v2/unstable");

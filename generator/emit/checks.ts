@@ -265,7 +265,6 @@ export abstract class DecodeWriter {
     this.defs = model.defsByName;
   }
 
-  /** Names of a def's own functions, reserved before any helper is named. */
   /** `node` with references followed to the node they name. */
   protected resolve(node: Node): Node {
     return node.kind === "ref" ? this.resolve(this.defs.get(node.name)!.node) : node;
@@ -276,6 +275,7 @@ export abstract class DecodeWriter {
     return node.options.some((o) => this.resolve(o.node).kind === "json");
   }
 
+  /** Names of a def's own functions, reserved before any helper is named. */
   protected abstract ownNames(def: Def): readonly string[];
   /** Declares a def's own functions in the pool. */
   protected abstract definition(def: Def): void;

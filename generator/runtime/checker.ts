@@ -96,10 +96,10 @@ export function splitLines(bytes: Uint8Array): Uint8Array[] {
   return lines;
 }
 
-/** `bytes` as text, or `undefined` when they are not UTF-8 (no replacement characters). */
+/** `bytes` as text, or `undefined` when they are not UTF-8 (no replacement characters; a byte order mark is kept, so that `JSON.parse` refuses it as a peer would). */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }
