@@ -113,7 +113,7 @@ describe("createSessionStore: listeners", () => {
   });
 });
 
-describe("createSessionStore: permission requests (S4) and the responses that open a session (S20)", () => {
+describe("createSessionStore: permission requests (S4)", () => {
   const toolCall = { toolCallId: "t9", title: "Edit a.ts", kind: "edit" } as const;
 
   it("a permission request's tool call is applied like a tool_call_update (a first-seen id creates it), listeners told; the request untouched", () => {
@@ -140,25 +140,15 @@ describe("createSessionStore: permission requests (S4) and the responses that op
     const others = [undefined, null, { type: "command", command: "ls" }, { type: "_x", toolCall: { ...toolCall, toolCallId: "t8" } }];
     for (const subject of others) store.permission({ sessionId: "s", title: "t", options: [], ...(subject === undefined ? {} : { subject }) } as v2u.RequestPermissionRequest);
     expect(told).toEqual(["s", "s"]);
+    // A tool call the reducer cannot key creates no session either.
+    store.permission({ sessionId: "new", title: "t", options: [], subject: { type: "tool_call", toolCall: { toolCallId: 5 } } } as unknown as v2u.RequestPermissionRequest);
+    expect(store.get("new")).toBeUndefined();
+    expect(told).toEqual(["s", "s"]);
   });
 
   it("v1: the request's toolCall is applied", () => {
     const store = v1.createSessionStore();
     store.permission({ sessionId: "s", toolCall: { toolCallId: "t9", title: "Edit" }, options: [] } as unknown as v1.RequestPermissionRequest);
     expect(store.get("s")!.toolCalls.get("t9")).toMatchObject({ toolCallId: "t9", title: "Edit" });
-  });
-
-  it("opened seeds the session's command and config lists from the response; null or absent is nothing", () => {
-    const store = v2u.createSessionStore();
-    const availableCommands = [{ name: "plan", description: "Make a plan" }];
-    const configOptions = [{ type: "select", configId: "model", name: "Model", currentValue: "a", options: [{ value: "a", name: "A" }] }];
-    store.opened("s", { sessionId: "s", availableCommands, configOptions } as unknown as v2u.NewSessionResponse);
-    expect(store.get("s")!.availableCommands).toEqual(availableCommands);
-    expect(store.get("s")!.configOptions).toEqual(configOptions);
-    expect(Object.isFrozen(availableCommands)).toBe(false);
-    store.opened("t", { availableCommands: null, configOptions: null } as unknown as v2u.ResumeSessionResponse);
-    store.opened("u", {} as v2u.ResumeSessionResponse);
-    expect(store.get("t")).toBeUndefined();
-    expect(store.get("u")).toBeUndefined();
   });
 });

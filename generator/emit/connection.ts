@@ -206,9 +206,8 @@ function interfaces(sides: readonly string[], kind: MethodEntry["kind"], table: 
 }
 
 /** `createSessionStore()` and the re-export of its types: every notification carrying the session union folded per session. */
-/** The request whose params may carry a tool call to apply (S4), and the responses that open a session with lists (S20), by type. */
+/** The request whose params may carry a tool call to apply (S4), by type. */
 const PERMISSION_REQUEST = "RequestPermissionRequest";
-const OPENING_RESPONSES = ["NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse", "ForkSessionResponse"];
 
 function sessionStore(session: SessionModel, table: readonly MethodEntry[], f: GeneratedFile, runtime: string, { T }: Names): Code[] {
   const store = `${runtime}/session-store.js`;
@@ -219,23 +218,17 @@ function sessionStore(session: SessionModel, table: readonly MethodEntry[], f: G
   const reduceOwned = f.import("./session.js", "reduceSessionOwned");
   const state = f.import("./session.js", "SessionState", { type: true });
   const method = session.notification.method;
-  const typesOf = (names: readonly string[]) => {
-    const found = names.filter((name) => table.some((m) => m.params === name || m.result === name));
-    return found.length === 0 ? code`never` : join(found.map((name) => typeRef(T, name)), code` | `);
-  };
-  const permission = typesOf([PERMISSION_REQUEST]);
-  const opening = typesOf(OPENING_RESPONSES);
+  const permission = table.some((m) => m.params === PERMISSION_REQUEST) ? typeRef(T, PERMISSION_REQUEST) : code`never`;
   const comment = doc([
     `A store of the client's sessions: every \`${method}\` folded by \`reduceSession\` into a \`SessionState\` per session id.`,
     `Pass \`store.update\` as the \`${method}\` handler (or call it from yours); \`get\` reads a state, \`subscribe\` watches them.`,
     `Passed as the handler itself, it keeps the connection's decoded updates without a copy (\`reduceSessionOwned\`: nobody`,
     "else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.",
-    "`permission(request)` applies a permission request's tool call (S4), `opened(sessionId, response)` the lists of the",
-    "response that opened a session (S20).",
+    "`permission(request)` applies a permission request's tool call to its session (S4).",
   ]);
   return [
     code`export type { SessionListener, SessionStore } from ${store};`,
-    code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}, ${permission}, ${opening}>`, [
+    code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}, ${permission}>`, [
       code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned}, ${session.union.node.tag});`,
     ])}`,
   ];

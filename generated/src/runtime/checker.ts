@@ -80,7 +80,7 @@ const TURN_CONTENT = new Set([
 /** Requests that name a session the agent already has (so later updates for it are expected). */
 const OPENS_BY_PARAMS = new Set(["session/load", "session/resume"]);
 
-declare const TextDecoder: new (label: string, options: { fatal: boolean }) => { decode(bytes: Uint8Array): string };
+declare const TextDecoder: new (label: string, options: { fatal: boolean; ignoreBOM: boolean }) => { decode(bytes: Uint8Array): string };
 
 /**
  * The lines of a capture: split at each `\n` (a `\r` before it is dropped); a

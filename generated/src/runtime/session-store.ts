@@ -7,12 +7,13 @@
  * binds it to its `emptySessionState` / `reduceSession` / `reduceSessionOwned`.
  */
 import { withOwningTwin } from "./connection.js";
+import { isObject } from "./decode.js";
 
 /** A listener told about each session whose state changed. */
 export type SessionListener<S> = (sessionId: string, state: S) => void;
 
-/** Session states by id, fed by `session/update` notifications (`N`), permission requests (`P`) and the responses that open sessions (`O`). */
-export interface SessionStore<S, N, P = never, O = never> {
+/** Session states by id, fed by `session/update` notifications (`N`) and permission requests (`P`). */
+export interface SessionStore<S, N, P = never> {
   /**
    * Folds one `session/update` notification into its session, copying what it keeps (the
    * caller's object is never changed nor frozen). Passed as the connection's `session/update`
@@ -36,17 +37,11 @@ export interface SessionStore<S, N, P = never, O = never> {
    * Applies the tool call a `session/request_permission` request carries (v2 `subject.toolCall` of a
    * `tool_call` subject, v1 `toolCall`) to its session exactly like a `tool_call_update` (S4: in arrival order,
    * before the prompt is shown; a first-seen id creates the tool call), then tells the
-   * listeners. Call it first in your `session/request_permission` handler. Copies what it keeps;
-   * a request without a tool call changes nothing.
+   * listeners. Call it first in your `session/request_permission` handler (the order holds while
+   * no notification waits behind an async handler). Copies what it keeps; a request without a
+   * tool call changes nothing.
    */
   permission(request: P): void;
-  /**
-   * Seeds session `sessionId` with the lists of the response that opened it (`session/new`,
-   * `session/load`, `session/resume`, `session/fork`): its `availableCommands` and `configOptions`
-   * stored as their updates store them (S20: `null` or absent is nothing; later updates replace
-   * them), then tells the listeners. Copies what it keeps.
-   */
-  opened(sessionId: string, response: O): void;
 }
 
 /**
@@ -55,12 +50,12 @@ export interface SessionStore<S, N, P = never, O = never> {
  * from its own tree, calls its owning twin instead, which keeps the update's
  * values as they are (`reduceOwned`, e.g. `reduceSessionOwned`).
  */
-export function sessionStore<S, U, P = never, O = never>(
+export function sessionStore<S, U, P = never>(
   empty: () => S,
   reduce: (state: S, update: U) => S,
   reduceOwned: (state: S, update: U) => S,
   tag: string,
-): SessionStore<S, { readonly sessionId: string; readonly update: U }, P, O> {
+): SessionStore<S, { readonly sessionId: string; readonly update: U }, P> {
   const states = new Map<string, S>();
   const listeners = new Listeners<S>();
   const fold = (reducer: (state: S, update: U) => S, sessionId: string, update: unknown): void => {
@@ -70,7 +65,7 @@ export function sessionStore<S, U, P = never, O = never>(
   };
   const folding = (reducer: (state: S, update: U) => S) => (notification: { readonly sessionId: string; readonly update: U }): void => {
     // Outside the type (no object, no string id): nothing to fold, rather than a TypeError.
-    if (isRecord(notification) && typeof notification.sessionId === "string") fold(reducer, notification.sessionId, notification.update);
+    if (isObject(notification) && typeof notification.sessionId === "string") fold(reducer, notification.sessionId, notification.update);
   };
   /** `update` of `sessionId` as the update of kind `kind`, the tag put last so that no key of `fields` overrides it. */
   const foldAs = (sessionId: string, kind: string, fields: Readonly<Record<string, unknown>>): void => fold(reduce, sessionId, { ...fields, [tag]: kind });
@@ -79,26 +74,14 @@ export function sessionStore<S, U, P = never, O = never>(
     get: (sessionId) => states.get(sessionId),
     subscribe: (listener) => listeners.add(listener),
     permission(request) {
-      if (!isRecord(request) || typeof request["sessionId"] !== "string") return;
+      if (!isObject(request) || typeof request["sessionId"] !== "string") return;
       // v2: a subject of type "tool_call" (ToolCallPermissionSubject; a command or custom subject carries none); v1: the request's own toolCall.
       const subject = request["subject"];
-      const toolCall = isRecord(subject) ? (subject["type"] === "tool_call" ? subject["toolCall"] : undefined) : request["toolCall"];
-      if (isRecord(toolCall)) foldAs(request["sessionId"], "tool_call_update", toolCall);
-    },
-    opened(sessionId, response) {
-      if (typeof sessionId !== "string" || !isRecord(response)) return;
-      const lists = [["availableCommands", "available_commands_update"], ["configOptions", "config_option_update"]] as const;
-      for (const [field, kind] of lists) {
-        const list = response[field];
-        if (list !== undefined && list !== null) foldAs(sessionId, kind, { [field]: list });
-      }
+      const toolCall = isObject(subject) ? (subject["type"] === "tool_call" ? subject["toolCall"] : undefined) : request["toolCall"];
+      // Only a tool call the reducer can key: else nothing changes, and nobody is told.
+      if (isObject(toolCall) && typeof toolCall["toolCallId"] === "string") foldAs(request["sessionId"], "tool_call_update", toolCall);
     },
   };
-}
-
-/** A JSON object (not null, not an array). */
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** One subscription; `active` turns false when it is ended. */

@@ -251,9 +251,8 @@ export type { SessionListener, SessionStore } from "../runtime/session-store.js"
  * Pass `store.update` as the `session/update` handler (or call it from yours); `get` reads a state, `subscribe` watches them.
  * Passed as the handler itself, it keeps the connection's decoded updates without a copy (`reduceSessionOwned`: nobody
  * else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.
- * `permission(request)` applies a permission request's tool call (S4), `opened(sessionId, response)` the lists of the
- * response that opened a session (S20).
+ * `permission(request)` applies a permission request's tool call to its session (S4).
  */
-export function createSessionStore(): SessionStore<SessionState, T.UpdateSessionNotification, T.RequestPermissionRequest, T.NewSessionResponse | T.ResumeSessionResponse> {
+export function createSessionStore(): SessionStore<SessionState, T.UpdateSessionNotification, T.RequestPermissionRequest> {
   return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate");
 }

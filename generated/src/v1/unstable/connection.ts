@@ -328,9 +328,8 @@ export type { SessionListener, SessionStore } from "../../runtime/session-store.
  * Pass `store.update` as the `session/update` handler (or call it from yours); `get` reads a state, `subscribe` watches them.
  * Passed as the handler itself, it keeps the connection's decoded updates without a copy (`reduceSessionOwned`: nobody
  * else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.
- * `permission(request)` applies a permission request's tool call (S4), `opened(sessionId, response)` the lists of the
- * response that opened a session (S20).
+ * `permission(request)` applies a permission request's tool call to its session (S4).
  */
-export function createSessionStore(): SessionStore<SessionState, T.SessionNotification, T.RequestPermissionRequest, T.NewSessionResponse | T.LoadSessionResponse | T.ResumeSessionResponse | T.ForkSessionResponse> {
+export function createSessionStore(): SessionStore<SessionState, T.SessionNotification, T.RequestPermissionRequest> {
   return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate");
 }
