@@ -18,7 +18,7 @@ import { isFileSystemError, isTooDeep, SchemaError, UsageError } from "./errors.
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
 import { SURFACES } from "./surfaces.js";
-import { diffTree, recoverInterruptedWrites, treeWithOtherSurfaces, writeTree } from "./write.js";
+import { assertReplaceable, diffTree, recoverInterruptedWrites, treeWithOtherSurfaces, writeTree } from "./write.js";
 
 /** Where the CLI prints: stdout for results, stderr for progress and errors. */
 export interface CliOutput {
@@ -234,8 +234,11 @@ function generateCommand(args: readonly string[], out: CliOutput, emitters: read
   });
   const outDir = resolve(values.out);
   const warn = (message: string) => out.stderr(`acp-codegen: warning: ${message}\n`);
-  // A run killed mid-swap left the output under a sibling name: put it back before reading what other surfaces keep.
-  recoverInterruptedWrites(outDir, warn);
+  // A run killed mid-swap left the output under a sibling name: put it back before reading what other surfaces keep
+  // (not under --check, which writes nothing and compares what is there).
+  if (!values.check) recoverInterruptedWrites(outDir, warn);
+  // Before anything under --out is read: a wrong one (a home directory) is refused, not read whole.
+  assertReplaceable(outDir);
   const tree = surfaces ? treeWithOtherSurfaces(outDir, fresh, surfaces) : fresh;
   const summary = () => `${generated.length} surface${generated.length === 1 ? "" : "s"}, ${(performance.now() - started).toFixed(0)} ms`;
   if (values.check) {

@@ -81,10 +81,11 @@ const MARKER_TEXT = "Written by acp-codegen: `acp-codegen generate` replaces thi
  * Refuses to replace what is not a previous output: a file, a symbolic link
  * (renaming it would leave its target as it was), or a directory that is not
  * empty and holds no `OUTPUT_MARKER` (nor, written before the marker existed,
- * the package.json of acp-bindings). A wrong `--out` (`.`, `schema`)
- * would otherwise be deleted.
+ * the package.json of acp-bindings without a `.git`). A wrong `--out` (`.`,
+ * `schema`) would otherwise be deleted. The CLI asks before it reads anything
+ * under `outDir` (what `--surface` keeps, what `--check` compares).
  */
-function assertReplaceable(outDir: string): void {
+export function assertReplaceable(outDir: string): void {
   const found = lstatSync(outDir, { throwIfNoEntry: false });
   if (found === undefined) return;
   const refuse = (why: string): never => {
@@ -94,7 +95,8 @@ function assertReplaceable(outDir: string): void {
   if (!found.isDirectory()) refuse("it is not a directory");
   if (readdirSync(outDir).length === 0 || existsSync(join(outDir, OUTPUT_MARKER))) return;
   const existing = packageName(existsSync(join(outDir, "package.json")) ? readFileSync(join(outDir, "package.json"), "utf8") : undefined);
-  if (existing !== PACKAGE_NAME) refuse(`it is not empty and holds no ${OUTPUT_MARKER}`);
+  // An output from before the marker: the package.json of acp-bindings, and no repository (a fork of the package is a project).
+  if (existing !== PACKAGE_NAME || existsSync(join(outDir, ".git"))) refuse(`it is not empty and holds no ${OUTPUT_MARKER}`);
 }
 
 /** The `name` in package.json text, if it has one. */

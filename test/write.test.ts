@@ -125,6 +125,23 @@ describe("writeTree", () => {
     expect(siblingsOf(out)).toEqual([]);
   });
 
+  it("generate --check writes nothing, also with a killed run's leftovers beside the output", () => {
+    const out = join(tempDir("check"), "out");
+    expect(cli("generate", "--schema-dir", SCHEMA_DIR, "--out", out, "--quiet").code).toBe(0);
+    const previous = `${out}.previous-${deadPid()}`;
+    renameSync(out, previous);
+    const run = cli("generate", "--schema-dir", SCHEMA_DIR, "--out", out, "--check", "--quiet");
+    expect(run.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(previous)).toBe(true);
+  });
+
+  it("an output from before the marker is not replaced when it holds a repository (a fork of the package)", () => {
+    const fork = writeFiles(join(tempDir("fork"), "out"), { "package.json": '{"name":"acp-bindings"}', ".git/HEAD": "ref\n" });
+    expect(() => writeTree(fork, FRESH)).toThrow(/refusing to replace/);
+    expect(cli("generate", "--schema-dir", SCHEMA_DIR, "--out", fork, "--check", "--quiet").code).toBe(2);
+  });
+
   it("leaves the staging directory of a run that is still alive alone", () => {
     const out = previousOutput();
     const live = `${out}.staging-${process.ppid}`;
