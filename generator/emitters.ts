@@ -10,6 +10,7 @@ import { isIdentifier } from "./code.js";
 import { UsageError } from "./errors.js";
 import type { PackageModule } from "./emit/package-layout.js";
 import { SURFACES } from "./surfaces.js";
+import { surfaceOfOutputPath } from "./write.js";
 
 const RUNTIME_DIR = new URL("./runtime/", import.meta.url);
 const SAFE_PATH = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*\.ts$/i;
@@ -21,8 +22,9 @@ export function outputPath(surface: string, path: string): string {
 
 /**
  * Returns `emitters` after checking them in order (an emitter may require only those before it).
- * Paths are checked on every surface, whichever a run generates: `unstable/x.ts` written for
- * `v1` lands in `src/v1/unstable/`, so it collides with an `x.ts` of `v1/unstable`.
+ * Paths are checked on every surface, whichever a run generates: each must stay in its surface's
+ * directory (`unstable/x.ts` written for `v1` would land in `src/v1/unstable/`, which a
+ * `--surface v1/unstable` run replaces) and no two writers may share one.
  */
 export function checkEmitters(emitters: readonly Emitter[]): readonly Emitter[] {
   const names = new Set<string>();
@@ -41,6 +43,9 @@ export function checkEmitters(emitters: readonly Emitter[]): readonly Emitter[] 
       if (!SAFE_PATH.test(file.path)) bad(`file path ${JSON.stringify(file.path)} must be a relative .ts path of plain names`);
       for (const { surface } of SURFACES) {
         const path = outputPath(surface, file.path);
+        // A path inside another surface's directory (`unstable/x.ts` of v1) would be that surface's file to `--surface`.
+        const owner = surfaceOfOutputPath(path);
+        if (owner !== surface) bad(`its ${file.path} on ${surface} lands in ${path}, in the directory of ${owner}, whose --surface runs would replace it`);
         const other = writers.get(path);
         if (other !== undefined) bad(`its ${file.path} on ${surface} and ${other} are both written to ${path}`);
         writers.set(path, `emitter ${JSON.stringify(emitter.name)}'s ${file.path} on ${surface}`);

@@ -143,26 +143,26 @@ describe("checkEmitters", () => {
     expect(problem(emitter({ apiVersion: 2 as 1 }))).toContain("apiVersion 2");
   });
 
-  it("rejects a path that lands on another surface's file: unstable/x.ts on v1 is src/v1/unstable/x.ts", () => {
-    expect(problem(emitter({ files: [{ path: "unstable/validate.ts", exports: "none", emit: () => "" }] }))).toBe(
-      `emitter "extra": its unstable/validate.ts on v1 and emitter "validate"'s validate.ts on v1/unstable are both written to src/v1/unstable/validate.ts`,
-    );
-    expect(problem(emitter({ files: [{ path: "unstable/index.ts", exports: "none", emit: () => "" }] }))).toContain("the index.ts of v1/unstable are both written to src/v1/unstable/index.ts");
-    // Two project emitters: the second names the first.
-    const first = emitter({ name: "first", files: [{ path: "unstable/extra.ts", exports: "none", emit: () => "" }] });
+  it("rejects a path that lands in another surface's directory: unstable/x.ts on v1 is src/v1/unstable/x.ts", () => {
+    const landing = (file: string) => `emitter "extra": its unstable/${file} on v1 lands in src/v1/unstable/${file}, in the directory of v1/unstable, whose --surface runs would replace it`;
+    // On another surface's own file, and on a path no one else writes (a --surface v1/unstable run would delete it).
+    expect(problem(emitter({ files: [{ path: "unstable/validate.ts", exports: "none", emit: () => "" }] }))).toBe(landing("validate.ts"));
+    expect(problem(emitter({ files: [{ path: "unstable/extra.ts", exports: "none", emit: () => "" }] }))).toBe(landing("extra.ts"));
+    // Two project emitters writing the same path: the second names the first.
+    const first = emitter({ name: "first", files: [{ path: "extra.ts", exports: "none", emit: () => "" }] });
     expect(() => checkEmitters([...BUILTIN_EMITTERS, first, emitter({})])).toThrow(
-      `emitter "extra": its extra.ts on v1/unstable and emitter "first"'s unstable/extra.ts on v1 are both written to src/v1/unstable/extra.ts`,
+      `emitter "extra": its extra.ts on v1 and emitter "first"'s extra.ts on v1 are both written to src/v1/extra.ts`,
     );
   });
 
-  it("a run with such an emitter exits 2 naming both files and writes nothing, even for one surface", () => {
+  it("a run with such an emitter exits 2 naming the path and writes nothing, even for one surface", () => {
     const project = esmProject("colliding-emitter");
     const colliding = `export default { apiVersion: 1, name: "collide", files: [{ path: "unstable/validate.ts", exports: "none", emit: () => "" }] };\n`;
     writeFileSync(join(project, "collide.ts"), colliding);
     const out = join(project, "out");
     const generation = run("node", [join(ROOT, "generator", "acp-codegen.js"), "generate", "--schema-dir", SCHEMA_DIR, "--emitter", "collide.ts", "--surface", "v1", "--out", out], project);
     expect(generation.code).toBe(2);
-    expect(generation.stderr).toContain(`emitter "collide": its unstable/validate.ts on v1 and emitter "validate"'s validate.ts on v1/unstable are both written to src/v1/unstable/validate.ts`);
+    expect(generation.stderr).toContain(`emitter "collide": its unstable/validate.ts on v1 lands in src/v1/unstable/validate.ts, in the directory of v1/unstable`);
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 });
