@@ -14,7 +14,7 @@ import type { AcpCodegenConfig, Emitter } from "./api.js";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
-import { isFileSystemError, isTooDeep, SchemaError, UsageError } from "./errors.js";
+import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
 import { SURFACES } from "./surfaces.js";
@@ -163,10 +163,6 @@ function reportError(error: unknown, out: CliOutput): number {
   }
   if (isFileSystemError(error)) {
     out.stderr(`acp-codegen: cannot use ${error.path}: ${error.code}\n`);
-    return 2;
-  }
-  if (isTooDeep(error)) {
-    out.stderr("acp-codegen: the input is nested too deeply to process (the call stack ran out); nothing was written\n");
     return 2;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -7,7 +7,6 @@
  *   line:column for JSON syntax errors).
  * - `UsageError`: a command line the CLI cannot act on.
  * - a file-system error on a path the user named (`isFileSystemError`).
- * - input nested too deeply for the generator's recursive passes (`isTooDeep`).
  */
 
 /** A failure that names the place in the input: file, JSON pointer, and line/column for syntax errors. */
@@ -153,9 +152,4 @@ function firstSyntaxErrorOffset(text: string): number {
     throw offset;
   }
   return text.length;
-}
-
-/** The call stack ran out: input (a schema) nested deeper than the generator's recursive passes go. */
-export function isTooDeep(error: unknown): boolean {
-  return error instanceof RangeError && error.message.includes("call stack");
 }

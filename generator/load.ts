@@ -82,12 +82,43 @@ function positionOf(bytes: Uint8Array, offset: number): { line: number; column: 
 /** Parses schema text (see `loadSchema`). */
 export function loadSchemaText(text: string, file: string): LoadedSchema {
   const root = parseJsonText(text, file);
+  const tooDeep = firstBeyond(root, MAX_SCHEMA_DEPTH);
+  if (tooDeep !== undefined) throw new SchemaError(file, tooDeep, `nested more than ${MAX_SCHEMA_DEPTH} levels deep: acp-codegen reads schemas up to that depth`);
   if (!isPlainObject(root)) throw new SchemaError(file, "", "the schema root must be a JSON object");
   const defsValue = root["$defs"];
   if (!isPlainObject(defsValue)) throw new SchemaError(file, "/$defs", "the schema has no `$defs` object");
   const defs = new Map<string, unknown>(Object.entries(defsValue));
   const sha256 = createHash("sha256").update(text).digest("hex");
   return { file, sha256, root, defs };
+}
+
+/**
+ * How deep a schema may nest (arrays and objects, counted from the root). The
+ * generator's passes recurse over the schema, and some thousands of levels
+ * exhaust the call stack; ACP's schemas nest about ten levels.
+ */
+export const MAX_SCHEMA_DEPTH = 1000;
+
+/** The JSON pointer of the first value of `root` nested deeper than `limit`, if any; iterative, so any depth is fine. */
+function firstBeyond(root: unknown, limit: number): string | undefined {
+  interface Visit {
+    readonly value: unknown;
+    readonly depth: number;
+    readonly key: string;
+    readonly parent: Visit | undefined;
+  }
+  const pending: Visit[] = [{ value: root, depth: 0, key: "", parent: undefined }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    if (typeof visit.value !== "object" || visit.value === null) continue;
+    if (visit.depth === limit) {
+      const segments: string[] = [];
+      for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) segments.push(`/${pointerSegment(at.key)}`);
+      return segments.reverse().join("");
+    }
+    for (const [key, value] of Object.entries(visit.value)) pending.push({ value, depth: visit.depth + 1, key, parent: visit });
+  }
+  return undefined;
 }
 
 /** Reads a JSON file (a reviewed table, the lock); a syntax error is a `SchemaError` with line:column. */

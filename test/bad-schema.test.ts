@@ -55,15 +55,14 @@ describe("bad schemas fail with one clear error and write nothing", () => {
     expectOneError(generateInto(dir), join(dir, "v2/schema.json"), /is a directory, not a file/);
   });
 
-  it("a schema nested deeper than the generator's passes recurse: exit 2, nothing written", () => {
+  it("a schema nested deeper than the generator reads (1000 levels): exit 2 at the first value too deep, nothing written", () => {
     // Written as text: JSON.stringify of a value this deep would itself run out of stack.
     const depth = 20_000;
     const deep = `${'{"type":"array","items":'.repeat(depth)}{"type":"string"}${"}".repeat(depth)}`;
     const dir = pinnedV2With({ Deep: "DEEP" });
     const file = join(dir, "v2/schema.json");
     writeFileSync(file, readFileSync(file, "utf8").replace('"DEEP"', deep));
-    const run = generateInto(dir);
-    expectOneError(run, "acp-codegen:", /nested too deeply/);
+    expectOneError(generateInto(dir), `${file}#/$defs/Deep${"/items".repeat(998)}`, /nested more than 1000 levels deep/);
   });
 
   it("a $ref to a missing def", () => {
