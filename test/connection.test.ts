@@ -785,6 +785,46 @@ describe("RequestError and PROTOCOL_VERSION", () => {
 describe("createSessionStore", () => {
   const chunk = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text } });
 
+  it("as the session/update handler, the store applies a permission request's tool call before the request's handler runs (S4)", async () => {
+    const sessions = createSessionStore();
+    const [near, far] = inMemoryTransports();
+    const seenByHandler: unknown[] = [];
+    connectClient(near, {
+      "session/update": sessions.update,
+      "session/request_permission": () => {
+        seenByHandler.push(sessions.get("s")?.toolCalls.get("t9"));
+        return { outcome: { outcome: "cancelled" } };
+      },
+    });
+    const raw = rawPeer(far);
+    const toolCall = { toolCallId: "t9", title: "Edit a.ts", kind: "edit" };
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/request_permission", params: { ...PERMISSION, subject: { type: "tool_call", toolCall } } });
+    expect((await raw.next()).result).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(seenByHandler).toEqual([expect.objectContaining({ ...toolCall, status: "pending" })]);
+  });
+
+  it("as the session/update handler, the store takes the first lists of a session/new or resume result in line order (S20): a later update wins", async () => {
+    const sessions = createSessionStore();
+    const [near, far] = inMemoryTransports();
+    const agent = connectClient(near, { "session/update": sessions.update });
+    const raw = rawPeer(far);
+    const commands = (name: string) => [{ type: "command", name, description: name }];
+    const opening = agent.request("session/new", NEW_SESSION);
+    const asked = await raw.next();
+    // The result and a newer update arrive together: both lines are handled before the caller resumes.
+    void raw.sendJson({ jsonrpc: "2.0", id: asked.id, result: { sessionId: "s2", availableCommands: commands("old"), configOptions: null } });
+    void raw.sendJson({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s2", update: { sessionUpdate: "available_commands_update", availableCommands: commands("newer") } } });
+    await opening;
+    expect(sessions.get("s2")?.availableCommands).toEqual(commands("newer"));
+    expect(sessions.get("s2")?.configOptions).toBeUndefined();
+    // resume: the session id is the params'; null lists are nothing.
+    const resuming = agent.request("session/resume", { sessionId: "s3", cwd: "/work" });
+    const resume = await raw.next();
+    await raw.sendJson({ jsonrpc: "2.0", id: resume.id, result: { availableCommands: commands("resumed"), configOptions: null } });
+    await resuming;
+    expect(sessions.get("s3")?.availableCommands).toEqual(commands("resumed"));
+  });
+
   it("folds session/update notifications per session with reduceSession; get and subscribe", async () => {
     const sessions = createSessionStore();
     const { client } = pair({}, { "session/update": sessions.update });

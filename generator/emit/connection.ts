@@ -83,7 +83,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     cancelSpec(cancel, names),
     requestIdSpec(model, names),
     ...ends.flatMap((end) => endFunctions(end, table, names)),
-    ...sessionStore(model.session, table, f, context.runtime, names),
+    ...sessionStore(model.session, table, model.defsByName, f, context.runtime, names),
   );
   return f.toString();
 }
@@ -206,10 +206,11 @@ function interfaces(sides: readonly string[], kind: MethodEntry["kind"], table: 
 }
 
 /** `createSessionStore()` and the re-export of its types: every notification carrying the session union folded per session. */
-/** The request whose params may carry a tool call to apply (S4), by type. */
+/** The request whose params may carry a tool call to apply (S4), and the responses that open a session with its first lists (S20), by type. */
 const PERMISSION_REQUEST = "RequestPermissionRequest";
+const OPENING_RESPONSES = ["NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse", "ForkSessionResponse"];
 
-function sessionStore(session: SessionModel, table: readonly MethodEntry[], f: GeneratedFile, runtime: string, { T }: Names): Code[] {
+function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs: SurfaceModel["defsByName"], f: GeneratedFile, runtime: string, { T }: Names): Code[] {
   const store = `${runtime}/session-store.js`;
   const storeFn = f.import(store, "sessionStore");
   const storeType = f.import(store, "SessionStore", { type: true });
@@ -218,20 +219,33 @@ function sessionStore(session: SessionModel, table: readonly MethodEntry[], f: G
   const reduceOwned = f.import("./session.js", "reduceSessionOwned");
   const state = f.import("./session.js", "SessionState", { type: true });
   const method = session.notification.method;
-  const permission = table.some((m) => m.params === PERMISSION_REQUEST) ? typeRef(T, PERMISSION_REQUEST) : code`never`;
+  const permissionMethod = table.find((m) => m.kind === "request" && m.params === PERMISSION_REQUEST);
+  const permission = permissionMethod ? typeRef(T, PERMISSION_REQUEST) : code`never`;
+  // Where each opening request's session id is: its result's own `sessionId` (new, fork), else its params' (load, resume).
+  const opening = table
+    .filter((m) => m.kind === "request" && m.result !== undefined && OPENING_RESPONSES.includes(m.result))
+    .map((m) => code`${m.method}: ${hasField(defs, m.result!, "sessionId") ? "result" : "params"}`);
+  const methods = code`{ ${permissionMethod ? code`permission: ${permissionMethod.method}, ` : code``}opening: { ${join(opening, code`, `)} } }`;
   const comment = doc([
     `A store of the client's sessions: every \`${method}\` folded by \`reduceSession\` into a \`SessionState\` per session id.`,
     `Pass \`store.update\` as the \`${method}\` handler (or call it from yours); \`get\` reads a state, \`subscribe\` watches them.`,
     `Passed as the handler itself, it keeps the connection's decoded updates without a copy (\`reduceSessionOwned\`: nobody`,
     "else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.",
-    "`permission(request)` applies a permission request's tool call to its session (S4).",
+    "As the handler it also learns, in line order, permission requests' tool calls (S4) and the first lists of the results",
+    "that open sessions (S20); `permission(request)` applies a tool call itself.",
   ]);
   return [
     code`export type { SessionListener, SessionStore } from ${store};`,
     code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}, ${permission}>`, [
-      code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned}, ${session.union.node.tag});`,
+      code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned}, ${session.union.node.tag}, ${methods});`,
     ])}`,
   ];
+}
+
+/** Whether def `name` is an object with an own field `field`. */
+function hasField(defs: SurfaceModel["defsByName"], name: string, field: string): boolean {
+  const node = defs.get(name)?.node;
+  return node?.kind === "object" && node.fields.some((f) => f.name === field);
 }
 
 /** `Parse error` -> `parseError`. */

@@ -203,6 +203,27 @@ export function withOwningTwin<H extends (...args: never[]) => unknown>(handler:
 }
 
 /**
+ * What a session store learns from the connection besides its notifications, as each
+ * line is handled (so in line order with them): the requests it gets, before their
+ * handler runs (a permission request's tool call, S4), and the results of the requests
+ * this end made (the lists of a response that opened a session, S20). Never throws
+ * into the connection: a throw is reported.
+ */
+export interface SessionFeeds {
+  request(method: string, params: unknown): void;
+  response(method: string, params: unknown, result: unknown): void;
+}
+
+/** The feeds of the notification handlers that have them (a session store's `update`), by handler. */
+const sessionFeeds = new WeakMap<object, SessionFeeds>();
+
+/** Gives the notification handler `handler` the feeds the connection calls while it is a handler (see `SessionFeeds`). */
+export function withSessionFeeds<H extends (...args: never[]) => unknown>(handler: H, feeds: SessionFeeds): H {
+  sessionFeeds.set(handler, feeds);
+  return handler;
+}
+
+/**
  * A method this end handles, with its name as the method table spells it. The
  * handler is looked up by that name, not by the wire's: `JSON.parse` makes a
  * fresh string of each line's `method`, and a property lookup by a fresh
@@ -230,6 +251,8 @@ interface OutgoingMessage {
 
 interface Pending {
   readonly method: string;
+  /** The params sent, for the session feeds (`SessionFeeds.response`). */
+  readonly params: unknown;
   readonly parseResult: Decoder | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: RpcError) => void;
@@ -342,7 +365,7 @@ class Connection {
           // A signal whose removeEventListener throws keeps a listener that finds nothing left to cancel.
         }
       };
-      this.pending.set(id, { method, parseResult, resolve, reject, detach });
+      this.pending.set(id, { method, params, parseResult, resolve, reject, detach });
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         this.settle(id)?.reject(error instanceof RpcError ? error : this.cannotSend(method, error));
       });
@@ -478,6 +501,7 @@ class Connection {
     }
     if (pending.parseResult === undefined) return pending.resolve(message.result);
     const decoded = pending.parseResult(message.result);
+    if (decoded.ok) this.feed((feeds) => feeds.response(pending.method, pending.params, decoded.value));
     if (decoded.ok) pending.resolve(decoded.value);
     else pending.reject(this.spec.error(INTERNAL_ERROR, `invalid result of ${pending.method}`, { issues: decoded.issues }));
   }
@@ -497,6 +521,7 @@ class Connection {
       if (!decoded.ok) return this.answerError(id, INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues });
       input = decoded.value;
     }
+    this.feed((feeds) => feeds.request(method, input));
     const ctx = new RequestContext(id);
     this.inflight.set(id, ctx);
     try {
@@ -603,6 +628,27 @@ class Connection {
     }
     if (typeof handler !== "function") return undefined;
     return owningTwins.get(handler) ?? (handler as AnyHandler);
+  }
+
+  /**
+   * Calls `use` with the feeds of each notification handler that has them (a session
+   * store's `update`), read now from `handlers`; a throw from `use` is reported, never
+   * passed on.
+   */
+  private feed(use: (feeds: SessionFeeds) => void): void {
+    for (const handled of this.handledNotifications.values()) {
+      let feeds: SessionFeeds | undefined;
+      try {
+        feeds = sessionFeeds.get((this.handlers as Record<string, object>)[handled.method]!);
+      } catch {
+        continue; // a getter that throws: reported when its notification comes, not here
+      }
+      try {
+        if (feeds !== undefined) use(feeds);
+      } catch (error) {
+        this.report(error);
+      }
+    }
   }
 
   private extRequestHandler(method: string): AnyHandler | undefined {

@@ -6,7 +6,7 @@
  * session id by the surface's reducer. Each surface's `createSessionStore()`
  * binds it to its `emptySessionState` / `reduceSession` / `reduceSessionOwned`.
  */
-import { withOwningTwin } from "./connection.js";
+import { withOwningTwin, withSessionFeeds } from "./connection.js";
 import { isObject } from "./decode.js";
 
 /** A listener told about each session whose state changed. */
@@ -37,9 +37,9 @@ export interface SessionStore<S, N, P = never> {
    * Applies the tool call a `session/request_permission` request carries (v2 `subject.toolCall` of a
    * `tool_call` subject, v1 `toolCall`) to its session exactly like a `tool_call_update` (S4: in arrival order,
    * before the prompt is shown; a first-seen id creates the tool call), then tells the
-   * listeners. Call it first in your `session/request_permission` handler (the order holds while
-   * no notification waits behind an async handler). Copies what it keeps; a request without a
-   * tool call changes nothing.
+   * listeners. The connection calls it, in line order, before your handler runs, when `update`
+   * is its `session/update` handler; call it yourself when you feed the store otherwise. Copies
+   * what it keeps; a request without a tool call changes nothing.
    */
   permission(request: P): void;
 }
@@ -50,11 +50,22 @@ export interface SessionStore<S, N, P = never> {
  * from its own tree, calls its owning twin instead, which keeps the update's
  * values as they are (`reduceOwned`, e.g. `reduceSessionOwned`).
  */
+/**
+ * The methods a store learns from besides its notifications: the request whose params may
+ * carry a tool call (S4), and the requests whose result opens a session with its first
+ * lists (S20), each with where its session id is (`params` or `result`).
+ */
+export interface StoreMethods {
+  readonly permission?: string;
+  readonly opening: Readonly<Record<string, "params" | "result">>;
+}
+
 export function sessionStore<S, U, P = never>(
   empty: () => S,
   reduce: (state: S, update: U) => S,
   reduceOwned: (state: S, update: U) => S,
   tag: string,
+  methods: StoreMethods,
 ): SessionStore<S, { readonly sessionId: string; readonly update: U }, P> {
   const states = new Map<string, S>();
   const listeners = new Listeners<S>();
@@ -69,7 +80,15 @@ export function sessionStore<S, U, P = never>(
   };
   /** `update` of `sessionId` as the update of kind `kind`, the tag put last so that no key of `fields` overrides it. */
   const foldAs = (sessionId: string, kind: string, fields: Readonly<Record<string, unknown>>): void => fold(reduce, sessionId, { ...fields, [tag]: kind });
-  return {
+  /** S20: the first command and config lists of the result that opened session `sessionId` (`null` or absent: nothing). */
+  const opened = (sessionId: unknown, result: unknown): void => {
+    if (typeof sessionId !== "string" || !isObject(result)) return;
+    for (const [field, kind] of [["availableCommands", "available_commands_update"], ["configOptions", "config_option_update"]] as const) {
+      const list = result[field];
+      if (list !== undefined && list !== null) foldAs(sessionId, kind, { [field]: list });
+    }
+  };
+  const store: SessionStore<S, { readonly sessionId: string; readonly update: U }, P> = {
     update: withOwningTwin(folding(reduce), folding(reduceOwned)),
     get: (sessionId) => states.get(sessionId),
     subscribe: (listener) => listeners.add(listener),
@@ -82,6 +101,18 @@ export function sessionStore<S, U, P = never>(
       if (isObject(toolCall) && typeof toolCall["toolCallId"] === "string") foldAs(request["sessionId"], "tool_call_update", toolCall);
     },
   };
+  // As the connection's handler, the store also learns, in line order, of permission requests and of the results that open sessions.
+  withSessionFeeds(store.update, {
+    request: (method, params) => {
+      if (method === methods.permission) store.permission(params as P);
+    },
+    response: (method, params, result) => {
+      // S34: a method name is data; only the table's own keys count.
+      const from = Object.hasOwn(methods.opening, method) ? methods.opening[method] : undefined;
+      if (from !== undefined) opened((from === "params" ? (isObject(params) ? params : {}) : isObject(result) ? result : {})["sessionId"], result);
+    },
+  });
+  return store;
 }
 
 /** One subscription; `active` turns false when it is ended. */

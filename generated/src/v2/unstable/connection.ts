@@ -324,8 +324,9 @@ export type { SessionListener, SessionStore } from "../../runtime/session-store.
  * Pass `store.update` as the `session/update` handler (or call it from yours); `get` reads a state, `subscribe` watches them.
  * Passed as the handler itself, it keeps the connection's decoded updates without a copy (`reduceSessionOwned`: nobody
  * else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.
- * `permission(request)` applies a permission request's tool call to its session (S4).
+ * As the handler it also learns, in line order, permission requests' tool calls (S4) and the first lists of the results
+ * that open sessions (S20); `permission(request)` applies a tool call itself.
  */
 export function createSessionStore(): SessionStore<SessionState, T.UpdateSessionNotification, T.RequestPermissionRequest> {
-  return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate");
+  return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate", { permission: "session/request_permission", opening: { "session/fork": "result", "session/new": "result", "session/resume": "params" } });
 }
