@@ -78,9 +78,10 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
   }
   if (file === undefined) return usage("which file? (`-` reads stdin)");
   if (format !== "text" && format !== "json") return usage(`--format is text or json, not ${JSON.stringify(format)}`);
-  let lines: Uint8Array[];
+  let lines: (string | Uint8Array)[];
   try {
-    lines = splitLines(read(file));
+    // Decoded once here; a line that is not UTF-8 stays bytes, which `checkTraffic` reports.
+    lines = splitLines(read(file)).map((bytes) => decodeUtf8(bytes) ?? bytes);
   } catch (error) {
     return usage(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -95,11 +96,10 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
  * `v<N>/unstable` from the first `initialize` request's `protocolVersion` (1 without one); for a
  * version the package lacks, its newest unstable surface (`available` is oldest first).
  */
-function detectSurface(lines: readonly Uint8Array[], available: readonly string[]): string {
+function detectSurface(lines: readonly (string | Uint8Array)[], available: readonly string[]): string {
   let version = 1;
-  for (const bytes of lines) {
-    const line = decodeUtf8(bytes);
-    if (line === undefined || !line.includes('"initialize"')) continue;
+  for (const line of lines) {
+    if (typeof line !== "string" || !line.includes('"initialize"')) continue;
     try {
       const message = JSON.parse(line) as { method?: unknown; params?: { protocolVersion?: unknown } };
       if (message.method !== "initialize") continue;
