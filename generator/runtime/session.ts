@@ -180,7 +180,7 @@ const NO_ITEMS: readonly unknown[] = Object.freeze([]);
 export function emptyState<S>(table: SessionTable): S {
   const state: JsonObject = {};
   for (const slot of table.maps) state[slot] = PersistentMap.empty();
-  for (const slot of table.lists) state[slot] = Object.freeze([]);
+  for (const slot of table.lists) state[slot] = NO_ITEMS;
   for (const slot of Object.keys(table.initial)) state[slot] = frozenCopy(table.initial[slot]);
   state["timeline"] = NO_ENTITIES;
   return ownState(table.copy(state)) as S;

@@ -45,12 +45,6 @@ export interface SessionStore<S, N, P = never> {
 }
 
 /**
- * A store over `reduce`, starting each session at `empty()`. `update` copies
- * what it is given (`reduce`); the connection, handing it an update decoded
- * from its own tree, calls its owning twin instead, which keeps the update's
- * values as they are (`reduceOwned`, e.g. `reduceSessionOwned`).
- */
-/**
  * The methods a store learns from besides its notifications: the request whose params may
  * carry a tool call (S4), and the requests whose result opens a session with its first
  * lists (S20), each with where its session id is (`params` or `result`).
@@ -60,6 +54,14 @@ export interface StoreMethods {
   readonly opening: Readonly<Record<string, "params" | "result">>;
 }
 
+/**
+ * A store over `reduce`, starting each session at `empty()`. `update` copies
+ * what it is given (`reduce`); the connection, handing it an update decoded
+ * from its own tree, calls its owning twin instead, which keeps the update's
+ * values as they are (`reduceOwned`, e.g. `reduceSessionOwned`). `tag` is the
+ * session union's tag property; `methods` names what the connection's feeds
+ * (`withSessionFeeds`) carry to it.
+ */
 export function sessionStore<S, U, P = never>(
   empty: () => S,
   reduce: (state: S, update: U) => S,
@@ -109,7 +111,8 @@ export function sessionStore<S, U, P = never>(
     response: (method, params, result) => {
       // S34: a method name is data; only the table's own keys count.
       const from = Object.hasOwn(methods.opening, method) ? methods.opening[method] : undefined;
-      if (from !== undefined) opened((from === "params" ? (isObject(params) ? params : {}) : isObject(result) ? result : {})["sessionId"], result);
+      const holder = from === "params" ? params : result;
+      if (from !== undefined && isObject(holder)) opened(holder["sessionId"], result);
     },
   });
   return store;
