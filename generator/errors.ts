@@ -55,7 +55,8 @@ export function parseJsonText(text: string, file: string, what = "invalid JSON")
   }
 }
 
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+/** Line and column (1-based, in UTF-16 units as editors count) of `offset` in `text`. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {

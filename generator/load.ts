@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseJsonText, SchemaError } from "./errors.js";
+import { lineAndColumn, parseJsonText, SchemaError } from "./errors.js";
 import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
 
 // SchemaError lives with the other bad-input errors in errors.ts; re-exported for the modules that read schemas.
@@ -38,17 +38,19 @@ export function isPresent(path: string): boolean {
  * The text of an input file, decoded as UTF-8 (a byte order mark is kept, so
  * that JSON parsing reports it). A directory, bytes that are not UTF-8 and a
  * file too large for a string are each a `SchemaError` naming the file (and,
- * for bytes, the line and column of the first bad one).
+ * for bytes, the line and column of the first bad one, as a JSON error gives them).
  */
 export function readInputText(path: string, displayName: string = path): string {
   if (statSync(path).isDirectory()) throw new SchemaError(displayName, "", "is a directory, not a file");
   const bytes = readFileSync(path);
-  const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0) throw new SchemaError(displayName, "", "is not UTF-8 text", positionOf(bytes, bad));
   try {
-    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (error) {
-    throw new SchemaError(displayName, "", `too large to read as one string (${bytes.length} bytes): ${(error as Error).message}`);
+    // Only now is the first bad byte looked for: the bytes before it are UTF-8, so its line and column are those of their text.
+    const bad = firstInvalidUtf8(bytes);
+    if (bad < 0) throw new SchemaError(displayName, "", `too large to read as one string (${bytes.length} bytes): ${(error as Error).message}`);
+    const before = new TextDecoder("utf-8").decode(bytes.subarray(0, bad));
+    throw new SchemaError(displayName, "", "is not UTF-8 text", lineAndColumn(before, before.length));
   }
 }
 
@@ -71,13 +73,6 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
-/** Line and column (1-based; columns count bytes) of byte `offset`. */
-function positionOf(bytes: Uint8Array, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) (line++, (lineStart = i + 1));
-  return { line, column: offset - lineStart + 1 };
-}
 
 /** Parses schema text (see `loadSchema`). */
 export function loadSchemaText(text: string, file: string): LoadedSchema {
