@@ -503,7 +503,7 @@ class Connection {
     else pending.reject(this.spec.error(INTERNAL_ERROR, `invalid result of ${pending.method}`, { issues: decoded.issues }));
   }
 
-  private errorFrom(error: { code: number; message: string; data?: unknown }): RpcError {
+  private errorFrom(error: WireError): RpcError {
     return this.spec.error(error.code, error.message, error.data);
   }
 
@@ -704,7 +704,7 @@ function isRequestId(value: unknown): value is RequestId {
   return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 }
 
-function isErrorObject(value: unknown): value is { code: number; message: string; data?: unknown } {
+function isErrorObject(value: unknown): value is WireError {
   if (typeof value !== "object" || value === null) return false;
   const { code, message } = value as Record<string, unknown>;
   return Number.isInteger(code) && typeof message === "string";
@@ -745,7 +745,7 @@ function asError(error: unknown): Error {
   return new Error(messageOf(error));
 }
 
-/** The wire error of an error response. */
+/** A JSON-RPC error object (section 5.1), as an error response carries it. */
 interface WireError {
   readonly code: number;
   readonly message: string;
