@@ -234,3 +234,52 @@ describe("connections over ndJsonStream", () => {
     expect(JSON.parse(await answer)).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s:/wörk ✓" } });
   });
 });
+
+describe("a sink that throws (issue 36: nothing escapes a stream's event handler)", () => {
+  /** A sink whose every callback throws, recording what it was given. */
+  function throwingSink(seen: string[]): LineSink {
+    return {
+      line: (text) => (seen.push(`line ${text}`), thrower()),
+      lines: (texts) => (seen.push(`lines ${texts.join(",")}`), thrower()),
+      problem: (message) => (seen.push(`problem ${message}`), thrower()),
+      end: () => (seen.push("end"), thrower()),
+    };
+  }
+  function thrower(): never {
+    throw new Error("sink failed");
+  }
+
+  it.each(["node", "web", "memory"] as const)("over %s streams: the throw is told to problem(), and the next lines still arrive", async (kind) => {
+    const seen: string[] = [];
+    let feed: (text: string) => void;
+    let finish: () => void;
+    if (kind === "node") {
+      const input = new PassThrough();
+      ndJsonStream({ readable: input, writable: new PassThrough() }).start(throwingSink(seen));
+      feed = (text) => input.write(text);
+      finish = () => input.end();
+    } else if (kind === "web") {
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const readable = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      ndJsonStream({ readable, writable: new WritableStream() }).start(throwingSink(seen));
+      feed = (text) => controller.enqueue(new TextEncoder().encode(text));
+      finish = () => controller.close();
+    } else {
+      const [near, far] = inMemoryTransports();
+      near.start(throwingSink(seen));
+      feed = (text) => void far.send(text.trimEnd());
+      finish = () => far.close();
+    }
+    /** Waits (polling, no time limit but the test's) until `seen` holds `count` events. */
+    const until = async (count: number) => {
+      while (seen.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    feed("first\n");
+    await until(2);
+    feed("second\n");
+    await until(4);
+    finish();
+    await until(5);
+    expect(seen).toEqual(["lines first", "problem the sink failed on a line: sink failed", "lines second", "problem the sink failed on a line: sink failed", "end"]);
+  });
+});

@@ -1,5 +1,6 @@
 import { forgiven, isObject, NotJson, parseText, put } from "./decode.js";
 import type { Result } from "./result.js";
+import { describeJson } from "./describe.js";
 
 /*
  * The traffic checker behind `npx acp-bindings check`: reads a captured ACP
@@ -247,7 +248,7 @@ class TrafficChecker {
   /** The method table entry; an unknown method (not `_`-prefixed) is a violation. */
   private entry(method: string, kind: "request" | "notification") {
     const entry = this.bindings.methods.find((m) => m.method === method && m.kind === kind);
-    if (!entry && !method.startsWith("_")) this.add("violation", "/method", `unknown ${kind} method ${JSON.stringify(method)} on ${this.surface}`);
+    if (!entry && !method.startsWith("_")) this.add("violation", "/method", `unknown ${kind} method ${describeJson(method)} on ${this.surface}`);
     return entry;
   }
 
@@ -262,8 +263,9 @@ class TrafficChecker {
   }
 }
 
+/** A request id as a map key and for messages: a JSON-RPC id as its JSON; anything else (a violation already) bounded by `describeJson`. */
 function idKey(id: unknown): string {
-  return JSON.stringify(id);
+  return typeof id === "string" || typeof id === "number" || id === null ? JSON.stringify(id) : describeJson(id);
 }
 
 /** One of the state's `ReadonlyMap`s (a `Map` or the reducer's persistent map); empty when the surface has none. */

@@ -1,4 +1,5 @@
 import type { Issue, Result } from "./result.js";
+import { describeJson } from "./describe.js";
 
 export type { Issue };
 
@@ -174,15 +175,9 @@ function escapeKey(key: string): string {
   return "/" + key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
-/** A value for a message: its JSON, cut to 40 characters. */
+/** A value for a message: its JSON, cut to 40 characters (bounded, whatever its depth: `describeJson`). */
 export function brief(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Array.isArray(value) ? "an array" : "an object"; // deeper than JSON.stringify recurses
-  }
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return describeJson(value, 40);
 }
 
 /** A JSON object: not null, not an array. */

@@ -10,6 +10,7 @@
  * bad input becomes a JSON-RPC error or an `onError` report.
  */
 import { eachParsed, finish, NotJson, parseText } from "./decode.js";
+import { describeJson } from "./describe.js";
 import type { Issue, Result } from "./result.js";
 import type { Transport } from "./transport.js";
 
@@ -316,10 +317,12 @@ class Connection {
 
   /** Starts the transport with the connection's sink. */
   private start(): void {
+    // Each callback runs inside a transport's stream event handler: nothing may escape it (a throw there
+    // kills a Node process, or ends a Web stream), so each is contained and reported, and the connection goes on.
     this.transport.start({
-      line: (text) => this.receive(parseText(text)),
+      line: (text) => this.contained(() => this.receive(parseText(text))),
       // The lines of a read parsed first (up to 64 KiB of them), then each handled in order (`parseOwned.fromLines`).
-      lines: (texts) => eachParsed(texts, (message) => (this.receive(message), !this.isClosed)),
+      lines: (texts) => this.contained(() => eachParsed(texts, (message) => (this.contained(() => this.receive(message)), !this.isClosed))),
       problem: (message) => this.report(new Error(message)),
       end: (error) => {
         if (error !== undefined) this.report(error);
@@ -439,6 +442,15 @@ class Connection {
     if (this.spec.cancel !== undefined) this.send({ jsonrpc: "2.0", method: CANCEL_METHOD, params: { requestId: id } }).catch((error: unknown) => this.report(error));
   }
 
+  /** Runs `work`; a throw from it is reported, never passed on (the caller is a stream's event handler). */
+  private contained(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
   private report(error: unknown): void {
     try {
       this.options.onError?.(asError(error));
@@ -487,7 +499,7 @@ class Connection {
     if (pending === undefined) {
       if (typeof id === "number" && this.abandoned.delete(id)) return;
       const error = message.error;
-      this.report(id === null && isErrorObject(error) ? this.errorFrom(error) : new Error(`response with unknown id ${JSON.stringify(id)}`));
+      this.report(id === null && isErrorObject(error) ? this.errorFrom(error) : new Error(`response with unknown id ${describeJson(id)}`));
       return;
     }
     // A response without `"jsonrpc": "2.0"` is not a JSON-RPC 2.0 response (section 5: the member MUST be exactly "2.0"),

@@ -96,7 +96,8 @@ export function ndJsonStream(
   const writer = "getWriter" in writable ? webWriter(writable) : nodeWriter(writable, (message) => report(message));
   let stopReading = (): void => {};
   return {
-    start(sink) {
+    start(given) {
+      const sink = containedSink(given);
       report = (message) => sink.problem(message);
       const splitter = new LineSplitter(maxLineBytes, sink);
       stopReading = "getReader" in readable ? readWeb(readable, splitter, sink) : readNode(readable, splitter, sink);
@@ -129,7 +130,7 @@ function nodeWriter(writable: NodeWritable, report: (message: string) => void): 
   let stopWaiting = (_error: Error): void => {};
   // A Node stream without an 'error' listener would throw; a broken pipe is reported instead.
   writable.on("error", (error: unknown) => {
-    report(`write failed: ${error instanceof Error ? error.message : String(error)}`);
+    report(`write failed: ${errorText(error)}`);
     stopWaiting(new Error("the stream failed before it drained"));
   });
   writable.on("close", () => stopWaiting(new Error("the stream closed before it drained")));
@@ -263,6 +264,62 @@ class LineSplitter {
   }
 }
 
+/**
+ * `sink` with every callback contained: transports call the sink from stream
+ * and socket event handlers, where a throw would end a Node process (an
+ * uncaught exception) or the stream. A throw from `line` or `lines` is told
+ * to `problem`, and one from `problem` or `end` is dropped (nobody is left to
+ * tell); the transport goes on. The connection's own sink never throws; this
+ * guards a custom one.
+ */
+export function containedSink(sink: LineSink): LineSink {
+  const problem = (message: string): void => {
+    try {
+      sink.problem(message);
+    } catch {
+      // A sink whose problem() throws has nobody left to tell.
+    }
+  };
+  const tell = (error: unknown): void => problem(`the sink failed on a line: ${errorText(error)}`);
+  const contained: LineSink = {
+    line(text) {
+      try {
+        sink.line(text);
+      } catch (error) {
+        tell(error);
+      }
+    },
+    problem,
+    end(error) {
+      try {
+        sink.end(error);
+      } catch {
+        // As for problem(): the input is over and nobody is left to tell.
+      }
+    },
+  };
+  if (sink.lines === undefined) return contained;
+  return {
+    ...contained,
+    lines(texts) {
+      try {
+        sink.lines!(texts);
+      } catch (error) {
+        tell(error);
+      }
+    },
+  };
+}
+
+/** What a thrown value says, bounded and never throwing. */
+function errorText(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message).slice(0, 200) : typeof error;
+  } catch {
+    return "(unreadable)";
+  }
+}
+
 /** Hands `texts` (not empty) to `sink`: as one batch when it takes batches, else line by line. */
 function deliverLines(sink: LineSink, texts: readonly string[]): void {
   if (sink.lines !== undefined) sink.lines(texts);
@@ -311,7 +368,7 @@ class MemoryEnd implements Transport {
   private endPending = false;
 
   start(sink: LineSink): void {
-    this.sink = sink;
+    this.sink = containedSink(sink);
     this.schedule();
   }
 
