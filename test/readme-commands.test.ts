@@ -43,6 +43,7 @@ function startRuns() {
   // Started together, so that the file takes about as long as its slowest command.
   const started = {
     fuzz: shell(QUICK_RUNS.fuzz, ROOT),
+    connectionFuzz: shell(QUICK_RUNS.connectionFuzz, ROOT),
     budgets: shell(QUICK_RUNS.budgets, ROOT),
     append: shell(QUICK_RUNS.append, ROOT),
     generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
@@ -98,6 +99,13 @@ describe("the quick runs, as written", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^total: 2,000 messages .* calls into \d+ functions/m);
     expect(run.stdout).toMatch(/^throws: 0; input mutations: 0; prototype changes: 0; parseOwned != parse: 0; built values failing validate: 0; /m);
+  }, 120_000);
+
+  it(QUICK_RUNS.connectionFuzz, async () => {
+    const run = await runs.connectionFuzz;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^total: 400 inputs \(seed 36; /m);
+    expect(run.stdout).toMatch(/^initialize unanswered after an input: 0; inputs answered wrongly: 0; throws: 0; escaped to the process: 0$/m);
   }, 120_000);
 
   it(QUICK_RUNS.budgets, async () => {

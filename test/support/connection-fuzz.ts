@@ -14,7 +14,7 @@
  * - a request (a `method` string and an `id` that is a string, a finite number
  *   or null) is answered once, with its id;
  * - a notification and a response are never answered;
- * - a byte order mark opening a line is ignored (RFC 8259 lets a parser).
+ * - one byte order mark opening a line is ignored (RFC 8259 lets a parser).
  * So the multiset of answered ids must equal the multiset of ids the lines call
  * for: an answer to a notification, a lost answer or a duplicate shows up. The
  * probe's answer proves the end still works after the input.
@@ -270,14 +270,29 @@ function isJsonRpcId(id: unknown): boolean {
   return id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
 }
 
+/**
+ * The lines of `bytes` as text: split at each newline byte, a `\r` before it
+ * dropped, each decoded on its own as UTF-8 (bad bytes as U+FFFD), which drops
+ * one byte order mark opening the line (RFC 8259, section 8.1: a parser MAY
+ * ignore it; a second one is text, and the line is not JSON).
+ */
+function decodedLines(bytes: Uint8Array): string[] {
+  const decoder = new TextDecoder("utf-8");
+  const lines: string[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(10, start);
+    const end = newline < 0 ? bytes.length : newline;
+    const cut = end > start && bytes[end - 1] === 13 ? end - 1 : end;
+    lines.push(decoder.decode(bytes.subarray(start, cut)));
+    start = end + 1;
+  }
+  return lines;
+}
+
 /** The ids the received lines must be answered with, each once (`null` for lines that cannot be tied to a request). */
 export function expectedAnswers(bytes: Uint8Array): string[] {
-  const text = new TextDecoder("utf-8").decode(bytes);
   const answers: string[] = [];
-  for (const raw of text.split("\n")) {
-    const cut = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    // A byte order mark opening a line is ignored (RFC 8259, section 8.1: a parser MAY ignore it).
-    const line = cut.startsWith("\uFEFF") ? cut.slice(1) : cut;
+  for (const line of decodedLines(bytes)) {
     if (line.trim() === "") continue;
     let message: unknown;
     try {
