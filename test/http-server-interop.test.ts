@@ -56,7 +56,7 @@ describe.each(transports)("the SDK's v2 client over %s", (_name, open) => {
       let ended = new Promise<string>((resolve) => (turnEnded = resolve));
       const accepted = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
       const first = await ended;
-      const replies = updates.flatMap((n) => (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? [n.update.content.text] : [])).join("");
+      const replies = updates.flatMap((n) => (n.update.sessionUpdate === "agent_message_chunk" ? [(n.update.content as { text?: string }).text ?? ""] : [])).join("");
       const kinds = updates.map((n) => n.update.sessionUpdate);
       ended = new Promise<string>((resolve) => (turnEnded = resolve));
       const before = updates.length;
