@@ -122,11 +122,11 @@ describe("refusals", () => {
     const json = { "Content-Type": "application/json" };
     const bad = await acp.handle(request("POST", json, "{not json"));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(await (bad as Response).json()).toMatchObject({ id: null, error: { code: -32700 } });
     for (const body of ["[]", "42"]) {
       const refused = await acp.handle(request("POST", json, body));
       expect(refused.status).toBe(400);
-      expect(await refused.json()).toMatchObject({ error: { code: -32600 } });
+      expect(await (refused as Response).json()).toMatchObject({ error: { code: -32600 } });
     }
     expect((await acp.handle(request("POST", json, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: {} })))).status).toBe(400);
     expect((await acp.handle(request("POST", { ...json, "Acp-Connection-Id": "nope" }, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: {} })))).status).toBe(404);
