@@ -19,6 +19,10 @@ const GROUP_OF_MODULE = {
   "connection.ts": "Connection",
   "transport.ts": "Connection",
   "session-store.ts": "Connection",
+  "http-server.ts": "Connection",
+  "http-node.ts": "Connection",
+  "http-connection.ts": "Connection",
+  "http-websocket.ts": "Connection",
 };
 
 /** @param {import("typedoc").Application} app */

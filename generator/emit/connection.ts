@@ -58,6 +58,8 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
   const f = new GeneratedFile();
   const connection = `${context.runtime}/connection.js`;
   const transport = `${context.runtime}/transport.js`;
+  const httpServer = `${context.runtime}/http-server.js`;
+  const httpNode = `${context.runtime}/http-node.js`;
   const names: Names = {
     rt: f.importAll(connection, "rt"),
     M: f.importAll("./methods.js", "M", { type: true }),
@@ -75,6 +77,10 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     lines([
       code`export { inMemoryTransports, ndJsonStream } from ${transport};`,
       code`export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from ${transport};`,
+      code`export { createAcpServer } from ${httpServer};`,
+      code`export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, WebSocketLike, WebSocketUpgrade } from ${httpServer};`,
+      code`export { nodeHttpHandler, nodeWebSocketUpgrade } from ${httpNode};`,
+      code`export type { NodeHttpOptions, NodeRequest, NodeResponse, NodeSocket, NodeWebSocketServer } from ${httpNode};`,
       code`export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
     ]),
     protocolVersion(model),

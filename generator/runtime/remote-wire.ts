@@ -26,3 +26,49 @@ export function sessionIdOfParams(params: unknown): string | undefined {
 export function sessionIdOfResult(result: unknown): string | undefined {
   return sessionIdOfParams(result);
 }
+
+/** The top level of a JSON-RPC message, as the transports route it. */
+export interface Envelope {
+  /** The method of a request or notification; `undefined` for a response. */
+  readonly method: string | undefined;
+  /** The id when it is a string, a number or null; `undefined` when absent or of another type. */
+  readonly id: string | number | null | undefined;
+  /** The params, unread. */
+  readonly params: unknown;
+}
+
+/** The top level of a parsed message (shallow `typeof` checks only); `undefined` when it is not a JSON object. */
+export function envelopeOf(value: unknown): Envelope | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const record = value as { method?: unknown; id?: unknown; params?: unknown };
+  const id = record.id;
+  return {
+    method: typeof record.method === "string" ? record.method : undefined,
+    id: typeof id === "string" || typeof id === "number" || id === null ? id : undefined,
+    params: record.params,
+  };
+}
+
+/** A map key for a request id (a string and a number of the same digits differ); `undefined` for no id or a null one. */
+export function callKey(id: string | number | null | undefined): string | undefined {
+  if (typeof id === "string") return `s${id}`;
+  if (typeof id === "number") return `n${id}`;
+  return undefined;
+}
+
+/** The line of a JSON-RPC error response (-32603, internal error) to request `id`. */
+export function errorLine(id: string | number | null, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+}
+
+/** The length of `text` in UTF-8 bytes, without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) bytes += 1; // a surrogate pair is 4 bytes
+    else if (c >= 0x800) bytes += 2;
+    else if (c >= 0x80) bytes += 1;
+  }
+  return bytes;
+}

@@ -323,7 +323,8 @@ function deliverLines(sink: LineSink, texts: readonly string[]): void {
   else for (const text of texts) sink.line(text);
 }
 
-function joinBytes(pieces: readonly Uint8Array[], last: Uint8Array, total: number): Uint8Array {
+/** The bytes of `pieces` and then `last`, `total` bytes in all, in one array. */
+export function joinBytes(pieces: readonly Uint8Array[], last: Uint8Array, total: number): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const piece of pieces) {

@@ -13,6 +13,10 @@ import * as first from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../runtime/transport.js";
+export { createAcpServer } from "../runtime/http-server.js";
+export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, WebSocketLike, WebSocketUpgrade } from "../runtime/http-server.js";
+export { nodeHttpHandler, nodeWebSocketUpgrade } from "../runtime/http-node.js";
+export type { NodeHttpOptions, NodeRequest, NodeResponse, NodeSocket, NodeWebSocketServer } from "../runtime/http-node.js";
 export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from "../runtime/connection.js";
 
 /**
