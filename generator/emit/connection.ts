@@ -58,6 +58,9 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
   const f = new GeneratedFile();
   const connection = `${context.runtime}/connection.js`;
   const transport = `${context.runtime}/transport.js`;
+  const httpClient = `${context.runtime}/http-client.js`;
+  const webSocketClient = `${context.runtime}/websocket-client.js`;
+  const clientWire = `${context.runtime}/client-wire.js`;
   const names: Names = {
     rt: f.importAll(connection, "rt"),
     M: f.importAll("./methods.js", "M", { type: true }),
@@ -75,7 +78,13 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     lines([
       code`export { inMemoryTransports, ndJsonStream } from ${transport};`,
       code`export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from ${transport};`,
-      code`export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
+      code`export { httpTransport } from ${httpClient};`,
+      code`export type { ByteStream, FetchInit, FetchLike, FetchResponse, HttpTransportOptions } from ${httpClient};`,
+      code`export { webSocketTransport } from ${webSocketClient};`,
+      code`export type { WebSocketConstructor, WebSocketLike, WebSocketTransportOptions } from ${webSocketClient};`,
+      code`export { createCookieJar } from ${clientWire};`,
+      code`export type { CookieJar, CookiePolicy } from ${clientWire};`,
+      code`export type { AbortSignalLike, AbortSignalOrLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
     ]),
     protocolVersion(model),
     requestErrorClass(errorCodes(model), names),
