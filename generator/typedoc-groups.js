@@ -18,6 +18,9 @@ const GROUP_OF_MODULE = {
   "methods.ts": "Methods",
   "connection.ts": "Connection",
   "transport.ts": "Connection",
+  "http-client.ts": "Connection",
+  "websocket-client.ts": "Connection",
+  "client-wire.ts": "Connection",
   "session-store.ts": "Connection",
 };
 
