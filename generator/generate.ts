@@ -145,7 +145,7 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
     apiVersion: 1,
     name: "connection",
     requires: ["types", "methods", "parse", "parse-owned", "validate", "session"],
-    runtime: ["connection", "session-store", "transport"],
+    runtime: ["client-wire", "connection", "http-client", "session-store", "transport", "websocket-client"],
     files: [{ path: "connection.ts", exports: "flat", emit: emitConnection }],
   },
   STANDARD_EMITTER,
