@@ -145,7 +145,7 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
     apiVersion: 1,
     name: "connection",
     requires: ["types", "methods", "parse", "parse-owned", "validate", "session"],
-    runtime: ["connection", "http-node", "http-server", "session-store", "transport"],
+    runtime: ["client-wire", "connection", "http-client", "http-node", "http-server", "session-store", "transport", "websocket-client"],
     files: [{ path: "connection.ts", exports: "flat", emit: emitConnection }],
   },
   STANDARD_EMITTER,

@@ -6,6 +6,8 @@
  * and the runtime that only they use. Inbound values are decoded with
  * `parseOwned` (issue 11), whose checks fall back to `parse`, so both are in.
  * Bundled with esbuild as bench/connection.bench.ts does, on every surface.
+ * The network clients (httpTransport, webSocketTransport) bundle with no Node
+ * built-in, and only into a bundle that uses them.
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
@@ -49,5 +51,16 @@ describe("the connection's bundle", () => {
   it("a consumer of validate.X(value, { all: true }) still gets the collectors", async () => {
     const files = await bundledFiles(`import { validate } from "./generated/src/v2/index.js";\nexport const r = validate.SessionUpdate({}, { all: true });\n`);
     expect(files).toEqual(expect.arrayContaining(["generated/src/v2/validate.ts", "generated/src/v2/validate-first.ts", "generated/src/runtime/collect.ts"]));
+  });
+
+  it("the network clients bundle for the browser with no Node built-in, and a connection that uses neither leaves them out", async () => {
+    const networked = await bundledFiles(
+      `import { connectClient, httpTransport, webSocketTransport } from "./generated/src/v2/index.js";\n` +
+        `export const peers = [connectClient(httpTransport("/acp"), {}), connectClient(webSocketTransport("/acp"), {})];\n`,
+    );
+    expect(networked).toEqual(expect.arrayContaining(["generated/src/runtime/http-client.ts", "generated/src/runtime/websocket-client.ts", "generated/src/runtime/client-wire.ts"]));
+    expect(networked.filter((file) => file !== "entry.ts" && !file.startsWith("generated/"))).toEqual([]);
+    const local = await bundledFiles(`import { connectClient, inMemoryTransports } from "./generated/src/v2/index.js";\nexport const peer = connectClient(inMemoryTransports()[0], {});\n`);
+    expect(local.filter((file) => /(http|websocket)-client|client-wire/.test(file))).toEqual([]);
   });
 });

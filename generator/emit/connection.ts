@@ -60,6 +60,9 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
   const transport = `${context.runtime}/transport.js`;
   const httpServer = `${context.runtime}/http-server.js`;
   const httpNode = `${context.runtime}/http-node.js`;
+  const httpClient = `${context.runtime}/http-client.js`;
+  const webSocketClient = `${context.runtime}/websocket-client.js`;
+  const clientWire = `${context.runtime}/client-wire.js`;
   const names: Names = {
     rt: f.importAll(connection, "rt"),
     M: f.importAll("./methods.js", "M", { type: true }),
@@ -78,10 +81,16 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
       code`export { inMemoryTransports, ndJsonStream } from ${transport};`,
       code`export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from ${transport};`,
       code`export { createAcpServer } from ${httpServer};`,
-      code`export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, WebSocketLike, WebSocketUpgrade } from ${httpServer};`,
+      code`export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, ServerWebSocket, WebSocketUpgrade } from ${httpServer};`,
       code`export { nodeHttpHandler, nodeWebSocketUpgrade } from ${httpNode};`,
       code`export type { NodeHttpOptions, NodeRequest, NodeResponse, NodeSocket, NodeWebSocketServer } from ${httpNode};`,
-      code`export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
+      code`export { httpTransport } from ${httpClient};`,
+      code`export type { ByteStream, FetchInit, FetchLike, FetchResponse, HttpTransportOptions } from ${httpClient};`,
+      code`export { webSocketTransport } from ${webSocketClient};`,
+      code`export type { WebSocketConstructor, WebSocketLike, WebSocketTransportOptions } from ${webSocketClient};`,
+      code`export { createCookieJar } from ${clientWire};`,
+      code`export type { CookieJar, CookiePolicy } from ${clientWire};`,
+      code`export type { AbortSignalLike, AbortSignalOrLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
     ]),
     protocolVersion(model),
     requestErrorClass(errorCodes(model), names),

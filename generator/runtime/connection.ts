@@ -21,12 +21,20 @@ export interface AbortSignalLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-declare const AbortController: new () => { readonly signal: AbortSignalLike; abort(): void };
+/**
+ * The standard `AbortSignal` where the consumer's TypeScript knows that global
+ * (the DOM library or `@types/node`), else `AbortSignalLike`: the package
+ * compiles without either, and a handler's signal still passes to `fetch` or
+ * `node:timers/promises` without a cast where they exist.
+ */
+export type AbortSignalOrLike = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : AbortSignalLike;
+
+declare const AbortController: new () => { readonly signal: AbortSignalOrLike; abort(): void };
 
 /** What a handler gets besides its params. */
 export interface HandlerContext {
-  /** Aborted when the connection closes, and for a request when the peer cancels it (`$/cancel_request`). */
-  readonly signal: AbortSignalLike;
+  /** Aborted when the connection closes, and for a request when the peer cancels it (`$/cancel_request`). The standard `AbortSignal` where the consumer's types know it (`AbortSignalOrLike`). */
+  readonly signal: AbortSignalOrLike;
   /** The request's id; absent for notifications. */
   readonly id?: RequestId;
 }
@@ -691,7 +699,7 @@ class HandlingContext implements HandlerContext {
   aborted = false;
   private controller: InstanceType<typeof AbortController> | undefined;
 
-  get signal(): AbortSignalLike {
+  get signal(): AbortSignalOrLike {
     if (this.controller === undefined) {
       this.controller = new AbortController();
       if (this.aborted) this.controller.abort();

@@ -18,12 +18,12 @@
  */
 import { type AgentConnection, type ConnectionLimits, ServerConnection, type SocketEnd } from "./http-connection.js";
 import { sseBody } from "./http-outbox.js";
-import { type SocketHost, serveSocket, type WebSocketLike, type WebSocketUpgrade } from "./http-websocket.js";
+import { type SocketHost, serveSocket, type ServerWebSocket, type WebSocketUpgrade } from "./http-websocket.js";
 import { CONNECTION_HEADER, callKey, type Envelope, envelopeOf, errorLine, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_HEADER } from "./remote-wire.js";
 import { joinBytes, type Transport, type WebReadable } from "./transport.js";
 
 export type { AgentConnection } from "./http-connection.js";
-export type { WebSocketLike, WebSocketUpgrade } from "./http-websocket.js";
+export type { ServerWebSocket, WebSocketUpgrade } from "./http-websocket.js";
 
 declare const TextDecoder: new (label: string, options: { fatal: boolean }) => { decode(bytes: Uint8Array): string };
 declare const TextEncoder: new () => { encode(text: string): Uint8Array };
@@ -131,7 +131,7 @@ export interface AcpServer {
    * one, for servers that upgrade first, like Deno's or Bun's); a refused
    * request closes the socket (1008). Never rejects.
    */
-  acceptWebSocket(socket: WebSocketLike, request: AcpRequest): Promise<void>;
+  acceptWebSocket(socket: ServerWebSocket, request: AcpRequest): Promise<void>;
   /** Ends every connection (their agents' pending requests reject) and refuses new ones; settles once every agent connection closed. */
   close(): Promise<void>;
   /** The number of open connections (those opening included). */
@@ -226,7 +226,7 @@ class Server implements AcpServer {
     }
   }
 
-  async acceptWebSocket(socket: WebSocketLike, request: AcpRequest): Promise<void> {
+  async acceptWebSocket(socket: ServerWebSocket, request: AcpRequest): Promise<void> {
     const upgrade = await this.prepareWebSocket(request);
     if ("accept" in upgrade) return upgrade.accept(socket);
     try {
@@ -468,7 +468,7 @@ function newConnectionId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-function closeQuietly(socket: WebSocketLike): void {
+function closeQuietly(socket: ServerWebSocket): void {
   try {
     socket.close(1001, "the server closed");
   } catch {

@@ -11,7 +11,7 @@
  * response's body (an SSE stream's reader leaves). Every callback is
  * contained: nothing thrown escapes to the server's event loop.
  */
-import type { AcpRequest, AcpResponse, AcpServer, HeadersLike, WebSocketLike } from "./http-server.js";
+import type { AcpRequest, AcpResponse, AcpServer, HeadersLike, ServerWebSocket } from "./http-server.js";
 import { CONNECTION_HEADER } from "./remote-wire.js";
 import type { WebReadable } from "./transport.js";
 
@@ -49,7 +49,7 @@ export interface NodeSocket {
 
 /** The `ws` package's `WebSocketServer` (made with `{ noServer: true }`), as far as the adapter uses it. */
 export interface NodeWebSocketServer {
-  handleUpgrade(request: any, socket: any, head: any, callback: (socket: WebSocketLike) => void): void;
+  handleUpgrade(request: any, socket: any, head: any, callback: (socket: ServerWebSocket) => void): void;
   on(event: "headers", listener: (headers: string[], request: any) => void): unknown;
   off(event: "headers", listener: (headers: string[], request: any) => void): unknown;
 }
@@ -105,7 +105,7 @@ export function nodeWebSocketUpgrade(server: AcpServer, webSocketServer: NodeWeb
   };
 }
 
-function upgradeSocket(webSocketServer: NodeWebSocketServer, req: NodeRequest, socket: NodeSocket, head: unknown, upgrade: { connectionId: string; accept(socket: WebSocketLike): void; reject(): void }): void {
+function upgradeSocket(webSocketServer: NodeWebSocketServer, req: NodeRequest, socket: NodeSocket, head: unknown, upgrade: { connectionId: string; accept(socket: ServerWebSocket): void; reject(): void }): void {
   const onHeaders = (headers: string[], request: unknown): void => {
     if (request === req) headers.push(`${CONNECTION_HEADER}: ${upgrade.connectionId}`);
   };

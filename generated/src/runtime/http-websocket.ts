@@ -16,7 +16,7 @@ import { joinBytes } from "./transport.js";
 declare const TextDecoder: new (label?: string) => { decode(bytes: Uint8Array): string };
 
 /** A server-side WebSocket, as far as the server uses it (the `ws` package's, or a standard `WebSocket`). */
-export interface WebSocketLike {
+export interface ServerWebSocket {
   /** Sends one text frame. */
   send(data: string): void;
   /** Closes the socket. */
@@ -34,7 +34,7 @@ export interface WebSocketUpgrade {
   /** The connection id to send as `Acp-Connection-Id` on the `101 Switching Protocols` response. */
   readonly connectionId: string;
   /** Serves the upgraded socket. Once. */
-  accept(socket: WebSocketLike): void;
+  accept(socket: ServerWebSocket): void;
   /** Gives the reserved connection up (the upgrade failed). */
   reject(): void;
 }
@@ -56,7 +56,7 @@ const INVALID_REQUEST = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code
 const decoder = new TextDecoder("utf-8");
 
 /** Serves `socket` as connection `id` of `host`. */
-export function serveSocket(socket: WebSocketLike, id: string, host: SocketHost): void {
+export function serveSocket(socket: ServerWebSocket, id: string, host: SocketHost): void {
   let connection: ServerConnection | undefined;
   let closed = false;
   const shut = (code: number, reason: string): void => {
@@ -100,7 +100,7 @@ export function serveSocket(socket: WebSocketLike, id: string, host: SocketHost)
 }
 
 /** Adds a contained listener (`on` when the socket has it, else `addEventListener`). */
-function listen(socket: WebSocketLike, event: string, listener: (args: unknown[]) => void): void {
+function listen(socket: ServerWebSocket, event: string, listener: (args: unknown[]) => void): void {
   const contained = (...args: unknown[]): void => contain(() => listener(args));
   if (socket.on !== undefined) socket.on(event, contained);
   else socket.addEventListener?.(event, contained);

@@ -14,10 +14,16 @@ import * as first from "./validate-first.js";
 export { inMemoryTransports, ndJsonStream } from "../../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../../runtime/transport.js";
 export { createAcpServer } from "../../runtime/http-server.js";
-export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, WebSocketLike, WebSocketUpgrade } from "../../runtime/http-server.js";
+export type { AcpRequest, AcpResponse, AcpServer, AcpServerOptions, AgentConnection, ConnectionInfo, HeadersLike, ServerWebSocket, WebSocketUpgrade } from "../../runtime/http-server.js";
 export { nodeHttpHandler, nodeWebSocketUpgrade } from "../../runtime/http-node.js";
 export type { NodeHttpOptions, NodeRequest, NodeResponse, NodeSocket, NodeWebSocketServer } from "../../runtime/http-node.js";
-export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from "../../runtime/connection.js";
+export { httpTransport } from "../../runtime/http-client.js";
+export type { ByteStream, FetchInit, FetchLike, FetchResponse, HttpTransportOptions } from "../../runtime/http-client.js";
+export { webSocketTransport } from "../../runtime/websocket-client.js";
+export type { WebSocketConstructor, WebSocketLike, WebSocketTransportOptions } from "../../runtime/websocket-client.js";
+export { createCookieJar } from "../../runtime/client-wire.js";
+export type { CookieJar, CookiePolicy } from "../../runtime/client-wire.js";
+export type { AbortSignalLike, AbortSignalOrLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from "../../runtime/connection.js";
 
 /**
  * The ACP protocol version of this surface (`v2/unstable`), to send in `initialize`.
