@@ -10,6 +10,7 @@
  * In a browser the platform's cookie jar does this work (it hides
  * `Set-Cookie` and drops a `Cookie` header), so the jar stays empty there.
  */
+import { errorMessage } from "./describe.js";
 import type { LineSink } from "./transport.js";
 
 /** Where a network transport keeps cookies; pass one (`createCookieJar()`) to several transports to keep affinity across reconnects. */
@@ -88,11 +89,6 @@ export function contained(sink: LineSink | undefined, callback: () => void): voi
   try {
     callback();
   } catch (error) {
-    reportProblem(sink, `a transport callback threw: ${messageOf(error)}`);
+    reportProblem(sink, `a transport callback threw: ${errorMessage(error)}`);
   }
-}
-
-/** An error's message, or the value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,7 +7,7 @@
  * bad input becomes a JSON-RPC error or an `onError` report.
  */
 import { eachParsed, finish, NotJson, parseText } from "./decode.js";
-import { describeJson } from "./describe.js";
+import { describeJson, errorMessage } from "./describe.js";
 import type { Issue, Result } from "./result.js";
 import type { Transport } from "./transport.js";
 
@@ -364,7 +364,7 @@ class Connection {
         signal?.addEventListener("abort", onAbort, { once: true });
       } catch (error) {
         // A signal whose getter or addEventListener throws: the request is not sent, and rejects (the peer's functions never throw).
-        return reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+        return reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${errorMessage(error)}`));
       }
       const detach = (): void => {
         try {
@@ -399,7 +399,7 @@ class Connection {
 
   /** The -32603 `RequestError` of a message that could not be written. */
   private cannotSend(what: string, error: unknown): RpcError {
-    return this.spec.error(INTERNAL_ERROR, `could not send ${what}: ${messageOf(error)}`);
+    return this.spec.error(INTERNAL_ERROR, `could not send ${what}: ${errorMessage(error)}`);
   }
 
   close(): void {
@@ -426,7 +426,7 @@ class Connection {
     } catch (error) {
       // A getter or Proxy in the value that throws: it is invalid (the peer's functions never throw). What the check recorded before is dropped.
       failedIssues();
-      return this.spec.error(INVALID_PARAMS, `invalid ${what}: ${messageOf(error)}`);
+      return this.spec.error(INVALID_PARAMS, `invalid ${what}: ${errorMessage(error)}`);
     }
     return this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: failedIssues() });
   }
@@ -739,19 +739,7 @@ function toJson(message: object): string | Error {
   try {
     return JSON.stringify(message);
   } catch (error) {
-    return new Error(`not serialisable as JSON: ${messageOf(error)}`);
-  }
-}
-
-/** The message of what was thrown when nothing better can be said: `String()` of it failed (`Object.create(null)`, a throwing `toString` or `message` getter). */
-const UNREADABLE = "an error that cannot be converted to a string";
-
-/** What `error` says, as a string; never throws (`UNREADABLE` when it cannot be read). */
-function messageOf(error: unknown): string {
-  try {
-    return String(error instanceof Error ? error.message : error);
-  } catch {
-    return UNREADABLE;
+    return new Error(`not serialisable as JSON: ${errorMessage(error)}`);
   }
 }
 
@@ -762,7 +750,7 @@ function asError(error: unknown): Error {
   } catch {
     // A Proxy whose getPrototypeOf throws.
   }
-  return new Error(messageOf(error));
+  return new Error(errorMessage(error));
 }
 
 /** A JSON-RPC error object (section 5.1), as an error response carries it. */
@@ -785,5 +773,5 @@ function errorAnswer(error: unknown, ctx: RequestContext): WireError {
   } catch {
     // A getter of the thrown value threw: it is answered as anything else.
   }
-  return { code: INTERNAL_ERROR, message: messageOf(error) };
+  return { code: INTERNAL_ERROR, message: errorMessage(error) };
 }

@@ -6,7 +6,8 @@
  * passed in (the `ws` package's in Node 20, which has no global one), no Node
  * built-in is imported, and only structural types are used.
  */
-import { type CookieJar, type CookiePolicy, contained, cookieHeader, createCookieJar, messageOf, reportProblem, setCookieValues, splitJoinedSetCookie } from "./client-wire.js";
+import { type CookieJar, type CookiePolicy, contained, cookieHeader, createCookieJar, reportProblem, setCookieValues, splitJoinedSetCookie } from "./client-wire.js";
+import { errorMessage } from "./describe.js";
 import type { LineSink, Transport } from "./transport.js";
 
 /** A WebSocket, as far as this module uses it (the standard one and the `ws` package's fit). */
@@ -113,7 +114,7 @@ class WebSocketTransport implements Transport {
     try {
       this.socket?.close(1000);
     } catch (error) {
-      this.problem(`closing the WebSocket failed: ${messageOf(error)}`);
+      this.problem(`closing the WebSocket failed: ${errorMessage(error)}`);
     }
     this.finish(undefined);
   }

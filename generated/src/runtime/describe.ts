@@ -96,3 +96,19 @@ function openObject(value: object, depth: number, stack: Step[], room: number): 
   }
   return "{";
 }
+
+/** Said of a thrown value when `String()` of it fails (`Object.create(null)`, a throwing `toString` or `message` getter). */
+const UNCONVERTIBLE = "an error that cannot be converted to a string";
+
+/**
+ * What a thrown `error` says, as a string: an `Error`'s message, else the
+ * value as `String()` makes it; never throws (`UNCONVERTIBLE` when that
+ * fails, e.g. for an array nested too deep for `String()`).
+ */
+export function errorMessage(error: unknown): string {
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return UNCONVERTIBLE;
+  }
+}

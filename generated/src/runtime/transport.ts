@@ -8,6 +8,7 @@
  * parses them. Only structural types are used, so the package needs no DOM
  * or Node type library.
  */
+import { errorMessage } from "./describe.js";
 
 /** What a transport delivers to the connection it was started by. */
 export interface LineSink {
@@ -130,7 +131,7 @@ function nodeWriter(writable: NodeWritable, report: (message: string) => void): 
   let stopWaiting = (_error: Error): void => {};
   // A Node stream without an 'error' listener would throw; a broken pipe is reported instead.
   writable.on("error", (error: unknown) => {
-    report(`write failed: ${errorText(error)}`);
+    report(`write failed: ${errorMessage(error)}`);
     stopWaiting(new Error("the stream failed before it drained"));
   });
   writable.on("close", () => stopWaiting(new Error("the stream closed before it drained")));
@@ -280,7 +281,7 @@ export function containedSink(sink: LineSink): LineSink {
       // A sink whose problem() throws has nobody left to tell.
     }
   };
-  const tell = (error: unknown): void => problem(`the sink failed on a line: ${errorText(error)}`);
+  const tell = (error: unknown): void => problem(`the sink failed on a line: ${errorMessage(error)}`);
   const contained: LineSink = {
     line(text) {
       try {
@@ -309,15 +310,6 @@ export function containedSink(sink: LineSink): LineSink {
       }
     },
   };
-}
-
-/** What a thrown value says, bounded and never throwing. */
-function errorText(error: unknown): string {
-  try {
-    return error instanceof Error ? String(error.message).slice(0, 200) : typeof error;
-  } catch {
-    return "(unreadable)";
-  }
 }
 
 /** Hands `texts` (not empty) to `sink`: as one batch when it takes batches, else line by line. */
