@@ -38,17 +38,26 @@ const transcript = element("transcript");
 
 // The connection: the store folds every session/update into a state per
 // session; the permission handler allows what the agent asks (a real client
-// would ask its user).
+// would ask its user); `onError` keeps the last problem reported (why the
+// transport ended, say) for the error shown on failure.
 const sessions = createSessionStore();
-const agent = connectClient(overHttp ? httpTransport(endpoint.href) : webSocketTransport(endpoint.href), {
-  "session/update": sessions.update,
-  "session/request_permission": (params) => {
-    const allow = params.options.find((option) => option.kind === "allow_once");
-    show(`Permission asked: “${params.title}” → ${allow?.name ?? "cancelled"}`);
-    return { outcome: allow === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: allow.optionId } };
+let lastProblem = "";
+const agent = connectClient(
+  overHttp ? httpTransport(endpoint.href) : webSocketTransport(endpoint.href),
+  {
+    "session/update": sessions.update,
+    "session/request_permission": (params) => {
+      const allow = params.options.find((option) => option.kind === "allow_once");
+      show(`Permission asked: “${params.title}” → ${allow?.name ?? "cancelled"}`);
+      return { outcome: allow === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: allow.optionId } };
+    },
   },
+  { onError: (error) => void (lastProblem = error.message) },
+);
+// A connection that ends mid-turn (the agent went away) is a failure too.
+void agent.closed.then(() => {
+  if (document.body.dataset.state === "running") fail(new Error("the connection closed before the turn ended"));
 });
-agent.closed.then(() => document.body.dataset.state === "running" && fail(new Error("the connection closed before the turn ended")));
 
 try {
   document.body.dataset.state = "running";
@@ -56,7 +65,10 @@ try {
   const { info } = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "browser-client", version: "1.0.0" } });
   const { sessionId } = await agent.request("session/new", { cwd: "/" });
   show(`Connected to ${info.name} ${info.version} over ${overHttp ? "HTTP" : "WebSocket"}; session ${sessionId}.`);
-  sessions.subscribe((id, state) => id === sessionId && render(state));
+  // Each update of our session re-renders its transcript from the new state.
+  sessions.subscribe((id, state) => {
+    if (id === sessionId) render(state);
+  });
   await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: PROMPT }] });
 } catch (error) {
   fail(error);
@@ -108,7 +120,7 @@ function show(message: string): void {
 
 function fail(error: unknown): void {
   status.className = "failed";
-  show(`Failed: ${error instanceof Error ? error.message : String(error)}`);
+  show(`Failed: ${error instanceof Error ? error.message : String(error)}${lastProblem === "" ? "" : ` (${lastProblem})`}`);
   document.body.dataset.state = "failed";
 }
 
