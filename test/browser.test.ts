@@ -226,6 +226,7 @@ describe("examples/browser-client.ts in headless Chromium", () => {
         expect(mine).toContainEqual({ via: "http", method: "GET", origin: allowedOrigin, status: 200 });
       }
       expect(mine.filter((answer) => answer.status >= 400)).toEqual([]);
+      expect(connected).toContain(allowedOrigin);
     },
     180_000,
   );
