@@ -76,7 +76,9 @@ export function echoAgent(client: () => ClientPeer): AgentHandlers {
 function pause(signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error("cancelled"));
-    const timer = setTimeout(resolve, 5);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("cancelled"))), { once: true });
+    const cancelled = (): void => (clearTimeout(timer), reject(new Error("cancelled")));
+    // The listener goes with the wait: a turn's signal would otherwise collect one per update.
+    const timer = setTimeout(() => (signal.removeEventListener("abort", cancelled), resolve()), 5);
+    signal.addEventListener("abort", cancelled, { once: true });
   });
 }
