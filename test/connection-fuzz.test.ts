@@ -12,7 +12,8 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { watchEscapes } from "./support/escapes.js";
 import { CONNECTION_COMMANDS } from "./support/connection-readme.js";
 import { AGENT_BOUND, CLIENT_BOUND, deepText, everyPlacement, expectedAnswers, fuzzInput, multisetDifference, Rng, runInput, sessionFor, TARGETS } from "./support/connection-fuzz.js";
 import * as v2 from "../generated/src/v2/index.js";
@@ -23,16 +24,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const INPUTS = 600;
 const SEED = 36;
 
-const escaped: unknown[] = [];
-const onUnhandled = (error: unknown) => void escaped.push(error);
-beforeAll(() => {
-  process.on("unhandledRejection", onUnhandled);
-  process.on("uncaughtException", onUnhandled);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onUnhandled);
-  process.off("uncaughtException", onUnhandled);
-});
+const escaped = watchEscapes();
 
 describe("the fuzz sessions", () => {
   // The judge only means something when the unmutated sessions exercise real handlers: every line is valid.

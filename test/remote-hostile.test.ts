@@ -14,22 +14,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { watchEscapes } from "./support/escapes.js";
 import { WebSocket, WebSocketServer } from "ws";
 import { connectClient, httpTransport, PROTOCOL_VERSION, webSocketTransport } from "../generated/src/v2/index.js";
 import { AGENT_BOUND, CLIENT_BOUND, deepText, everyPlacement, fuzzInput, Rng, type FuzzInput } from "./support/connection-fuzz.js";
 import { serve, v2Agent, type Served } from "./support/http-agents.js";
 
 const INPUTS = 150;
-const escaped: unknown[] = [];
-const onUnhandled = (error: unknown) => void escaped.push(error);
-beforeAll(() => {
-  process.on("unhandledRejection", onUnhandled);
-  process.on("uncaughtException", onUnhandled);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onUnhandled);
-  process.off("uncaughtException", onUnhandled);
-});
+const escaped = watchEscapes();
 
 /** The lines of an input as bytes (split at newlines; `\r` kept, blank lines dropped). */
 function lineBytes(input: FuzzInput): Uint8Array[] {
