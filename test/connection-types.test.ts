@@ -3,7 +3,7 @@
  * exactOptionalPropertyTypes, noUncheckedIndexedAccess, module nodenext; the
  * package test covers bundler resolution of the same entry points). The fixture's `@ts-expect-error` lines are removed before
  * compiling: exactly those lines must fail (so each case fails to compile and
- * each compiling twin compiles), and the two example programs compile
+ * each compiling twin compiles), and the example programs compile
  * without a cast. One program keeps it to one compilation.
  */
 import { readFileSync } from "node:fs";
@@ -14,7 +14,7 @@ import { consumerOptions } from "./support/compile.js";
 
 const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURE = path("./fixtures/connection-types/consumer.ts");
-const EXAMPLES = [path("../examples/agent.ts"), path("../examples/client.ts")];
+const EXAMPLES = [path("../examples/agent.ts"), path("../examples/client.ts"), path("../examples/remote-server.ts")];
 const MARK = "// @ts-expect-error";
 
 describe("module nodenext", () => {
