@@ -35,5 +35,5 @@ server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
   const address = server.address();
   if (address !== null && typeof address === "object") console.log(`http://127.0.0.1:${address.port}/acp`);
 });
-// SIGTERM: end every connection (each client's pending requests fail), then exit.
-process.once("SIGTERM", () => void acp.close().finally(() => process.exit(0)));
+// SIGTERM (also when repeated, as `npx` and `tsx` pass it on): end every connection, failing each client's pending requests, then exit.
+process.on("SIGTERM", () => void acp.close().finally(() => process.exit(0)));

@@ -1,6 +1,7 @@
 /**
  * More than one machine (issue 35, item 5): two processes of
- * examples/remote-server.ts sharing a session directory, behind a real
+ * examples/remote-server.ts (`npx tsx examples/remote-server.ts`, run as
+ * written, each in a process group of its own) sharing a session directory, behind a real
  * HAProxy (Debian's package, installed here when missing) with round robin,
  * an inserted affinity cookie (`ACPSRV`), health checks and redispatch. Our
  * client (`connectClient` over `httpTransport` or `webSocketTransport`, one
@@ -201,7 +202,7 @@ describe("two remote-server processes behind HAProxy (cookie affinity, shared se
     const sessionId = await sessionMidTurn(client, held);
 
     const victim = servers.get(server)!;
-    victim.child.kill("SIGKILL");
+    victim.signal("SIGKILL");
     const inFlight = client.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "are you there?" }] });
     await expect(inFlight).rejects.toThrow();
     await client.peer.closed;
@@ -211,7 +212,8 @@ describe("two remote-server processes behind HAProxy (cookie affinity, shared se
     // Reconnect at once (HAProxy may not have seen the process go yet: the refused connection is redispatched).
     await resumeElsewhere(httpTransport(balancer.url, { cookieJar: jar }), jar, server, sessionId);
 
-    // The stopped process comes back on its port; HAProxy's health check brings it back into the pool.
+    // The stopped process comes back on its port (once HAProxy saw it gone: its port is free); the health check brings it back into the pool.
+    await untilServer(balancer, server, "DOWN");
     servers.set(server, await startServer(server, sessionDir, victim.port));
     await untilServer(balancer, server, "UP");
   });
@@ -226,14 +228,14 @@ describe("two remote-server processes behind HAProxy (cookie affinity, shared se
     const sessionId = await sessionMidTurn(client, held);
 
     const victim = servers.get(server)!;
-    victim.child.kill("SIGTERM"); // remote-server.ts closes its connections, then exits
+    victim.signal("SIGTERM"); // remote-server.ts closes its connections, then exits
     await client.peer.closed;
     expect(held.aborted).toBe(true);
     await expect(client.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "are you there?" }] })).rejects.toThrow();
     await victim.exited;
-    expect(victim.child.exitCode).toBe(0);
 
     await resumeElsewhere(webSocketTransport(wsUrl, { WebSocket, cookieJar: jar }), jar, server, sessionId);
+    await untilServer(balancer, server, "DOWN");
     servers.set(server, await startServer(server, sessionDir, victim.port));
     await untilServer(balancer, server, "UP");
   });

@@ -2,8 +2,9 @@
  * The processes of test/load-balancer.test.ts: servers running
  * examples/remote-server.ts, and a real HAProxy in front of them (Debian's
  * package, installed by the test when missing), with cookie affinity,
- * redispatch and health checks. Every child is kept in a list and killed by
- * `stopAll`; nothing here waits on the wall clock except HAProxy's own checks.
+ * redispatch and health checks. Every child is kept in a list (a server's
+ * whole process group) and killed by `stopAll`; nothing here waits on the
+ * wall clock except HAProxy's own checks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -15,15 +16,22 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const children: ChildProcess[] = [];
 
+/** The command that runs the server example, as README.md gives it; the tests run it exactly so. */
+export const REMOTE_SERVER_COMMAND = "npx tsx examples/remote-server.ts";
+
 /** A running examples/remote-server.ts. */
 export interface ServerProcess {
   readonly name: string;
   readonly port: number;
   readonly url: string;
-  readonly child: ChildProcess;
-  /** Settles once the process exited. */
+  /** Sends `signal` to the server's process group: the shell, `npx`, `tsx` and the server itself. */
+  signal(signal: "SIGTERM" | "SIGKILL"): void;
+  /** Settles once the command's process exited. */
   readonly exited: Promise<void>;
 }
+
+/** The process groups of the servers started (each led by its shell), to kill in `stopAll`. */
+const groups: number[] = [];
 
 /** Settles once `child` exited (at once if it already has). */
 function exitOf(child: ChildProcess): Promise<void> {
@@ -31,18 +39,32 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
+/** Sends `signal` to process group `group`; a group already gone is no error. */
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-group, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
 /**
- * Starts `examples/remote-server.ts` (`SERVER_NAME=name`, `SESSION_DIR=dir`,
- * `PORT=port`) and reads its base URL from its first line of output. Run as
- * `node --import tsx` so the child is the server itself and a signal sent to
- * it reaches the server (`npx tsx` would put two processes in between).
+ * Runs `REMOTE_SERVER_COMMAND` through the shell (`SERVER_NAME=name`,
+ * `SESSION_DIR=dir`, `PORT=port`) in a process group of its own, and reads
+ * the server's base URL from its first line of output. Signals go to the
+ * whole group, so that they reach the server behind `npx` and `tsx`.
  */
 export function startServer(name: string, dir: string, port = 0): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "examples/remote-server.ts"], {
+  const child = spawn(REMOTE_SERVER_COMMAND, {
     cwd: ROOT,
+    shell: true,
+    detached: true,
     env: { ...process.env, SERVER_NAME: name, SESSION_DIR: dir, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const group = child.pid;
+  if (group === undefined) return Promise.reject(new Error(`could not start ${REMOTE_SERVER_COMMAND}`));
+  groups.push(group);
   children.push(child);
   const exited = exitOf(child);
   return new Promise((resolve, reject) => {
@@ -58,7 +80,7 @@ export function startServer(name: string, dir: string, port = 0): Promise<Server
       const url = stdout.slice(0, newline).trim();
       const found = /^http:\/\/127\.0\.0\.1:(\d+)\/acp$/.exec(url);
       if (!found) return reject(new Error(`server ${name} printed ${JSON.stringify(url)} first, not its URL; stderr: ${stderr}`));
-      resolve({ name, port: Number(found[1]), url, child, exited });
+      resolve({ name, port: Number(found[1]), url, signal: (signal) => signalGroup(group, signal), exited });
     });
     child.once("error", reject);
     child.once("exit", (code, signal) => reject(new Error(`server ${name} exited (${code ?? signal}) before printing its URL; stderr: ${stderr}`)));
@@ -160,8 +182,9 @@ export async function untilServer(balancer: Balancer, name: string, state: "UP" 
   while ((await serverStates(balancer).catch(() => new Map<string, string>())).get(name) !== state) await sleep(20);
 }
 
-/** Kills every child still running (SIGKILL) and waits for them to exit. */
+/** Kills every server's process group and every other child still running (SIGKILL), and waits for the children to exit. */
 export async function stopAll(): Promise<void> {
+  for (const group of groups.splice(0)) signalGroup(group, "SIGKILL");
   await Promise.all(
     children.splice(0).map((child) => {
       const exited = exitOf(child);
