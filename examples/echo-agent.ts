@@ -96,6 +96,8 @@ export function echoAgent(client: () => ClientPeer, options: EchoAgentOptions = 
       await say(prompt.sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
     } catch {
       await say(prompt.sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: signal.aborted ? "cancelled" : "error" }).catch(() => {});
+    } finally {
+      if (turns.get(prompt.sessionId)?.signal === signal) turns.delete(prompt.sessionId);
     }
   }
 
@@ -109,8 +111,8 @@ export function echoAgent(client: () => ClientPeer, options: EchoAgentOptions = 
       if (!held.has(sessionId)) held.set(sessionId, state.agentThoughts.size); // each turn starts with one thought
       if (replayFrom) for (const update of historyOf(state)) await client().notify("session/update", { sessionId, update });
     }
-    // No turn of this session runs here: it is idle (a turn cut off with its process ended there).
-    await say(sessionId, { sessionUpdate: "state_update", state: "idle" });
+    // The current state: running while a turn of this connection runs; else idle (a turn cut off with its process ended there).
+    await say(sessionId, turns.has(sessionId) ? { sessionUpdate: "state_update", state: "running" } : { sessionUpdate: "state_update", state: "idle" });
   }
 
   return {
