@@ -16,6 +16,8 @@ export const CONNECTION_COMMANDS = {
   clientOnSdkAgent: "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts",
   bench: "npx tsx bench/connection.bench.ts",
   benchQuick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500",
+  fuzzBench: "npx tsx bench/connection-fuzz.bench.ts",
+  fuzzBenchQuick: "npx tsx bench/connection-fuzz.bench.ts --inputs 400",
 } as const;
 
 /** The method list of every surface, as the README shows it: one table per surface, one row per side and kind. */

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONNECTION_COMMANDS } from "./connection-readme.js";
 import { ROOT } from "./ir.js";
 
 /** One command as README.md writes it, with the `## ` section it stands in. */
@@ -65,7 +66,7 @@ export type Coverage =
 /** The quick runs this registry's own test runs (test/readme-commands.test.ts). */
 export const QUICK_RUNS = {
   fuzz: "npx tsx bench/fuzz.bench.ts --messages 2000 --size 500",
-  connectionFuzz: "npx tsx bench/connection-fuzz.bench.ts --inputs 400",
+  connectionFuzz: CONNECTION_COMMANDS.fuzzBenchQuick,
   budgets: "npx tsx bench/budgets.ts --runs 1",
   append: "npx tsx --expose-gc bench/append.bench.ts --chunks 100,200 --rounds 1",
 } as const;
@@ -92,7 +93,7 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx tsx bench/parse.bench.ts --verdicts --size 2000": { ranBy: PARSE_BENCH, via: 'documented("--verdicts")' },
   "npx tsx bench/fuzz.bench.ts": { quick: QUICK_RUNS.fuzz },
   [QUICK_RUNS.fuzz]: { ranBy: SELF, via: "QUICK_RUNS.fuzz" },
-  "npx tsx bench/connection-fuzz.bench.ts": { quick: QUICK_RUNS.connectionFuzz },
+  [CONNECTION_COMMANDS.fuzzBench]: { quick: QUICK_RUNS.connectionFuzz },
   [QUICK_RUNS.connectionFuzz]: { ranBy: SELF, via: "QUICK_RUNS.connectionFuzz" },
   "npx tsx --expose-gc bench/parse.bench.ts": { quick: "npx tsx --expose-gc bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000" },
   "npx tsx --expose-gc bench/parse.bench.ts --rounds 1 --warmup 0 --size 2000": { ranBy: PARSE_BENCH, via: 'documented("--rounds")' },
