@@ -105,6 +105,7 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx tsx --expose-gc bench/reducer-memory.ts": { ranBy: "test/reducer-bench.test.ts", via: '["tsx", "--expose-gc", "bench/reducer-memory.ts"]' },
   "npx tsx --expose-gc bench/reducer-memory.ts --owned": { ranBy: "test/reducer-bench.test.ts", via: '["tsx", "--expose-gc", "bench/reducer-memory.ts", "--owned"]' },
   "npx tsx examples/agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.agent" },
+  "npx tsx examples/remote-server.ts": { ranBy: "test/support/load-balancer.ts" },
   "npx tsx examples/client.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.client" },
   "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },
   "npx tsx bench/connection.bench.ts": { quick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500" },
