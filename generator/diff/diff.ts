@@ -47,7 +47,7 @@ export interface DiffOptions {
 const DRAFT_SURFACES: ReadonlySet<string> = new Set(["v1/unstable", "v2", "v2/unstable"]);
 
 /** Whether `--ignore-unstable` keeps a surface: the stable protocol is on no draft surface. */
-function isStableSurface(surface: string): boolean {
+export function isStableSurface(surface: string): boolean {
   return !DRAFT_SURFACES.has(surface);
 }
 
