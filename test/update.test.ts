@@ -68,14 +68,13 @@ describe("a checkout pinned at 2.0.0, updated to 2.4.0 with --from-dir", () => {
   it("schema/, generated/ and package.json are exactly the committed ones, plus the changelog", () => {
     const after = touchedBytes(project);
     const committed = touchedBytes(ROOT);
-    expect(differing(after, committed)).toEqual(["generated/CHANGELOG.md", "generated/package.json", "package-lock.json", "schema/CHANGELOG.md"]);
+    expect(differing(after, committed)).toEqual(["generated/CHANGELOG.md", "generated/package.json", "schema/CHANGELOG.md"]);
     // generated/package.json lists the changelog it ships; nothing else differs.
     const pkg = JSON.parse(after.get("generated/package.json")!.toString()) as { files: string[] };
     expect(pkg.files.at(-1)).toBe("CHANGELOG.md");
     expect({ ...pkg, files: pkg.files.slice(0, -1) }).toEqual(JSON.parse(committed.get("generated/package.json")!.toString()));
-    // The lock: only the version fields were written (the stand-in install leaves the SDK's entry, 2.4.0 in the copy).
-    const lock = JSON.parse(after.get("package-lock.json")!.toString()) as { version: string; packages: Record<string, { version?: string }> };
-    expect([lock.version, lock.packages[""]!.version]).toEqual(["0.1.0", "0.1.0"]);
+    // package.json and package-lock.json are the committed ones: version 0.1.0, the SDK dev dependency 2.4.0.
+    expect(JSON.parse(after.get("package.json")!.toString())).toMatchObject({ version: "0.1.0", devDependencies: { "@agentclientprotocol/sdk": "2.4.0" } });
     expect(after.get("generated/CHANGELOG.md")!.equals(after.get("schema/CHANGELOG.md")!)).toBe(true);
     expect(before.size).toBeGreaterThan(0);
   });
