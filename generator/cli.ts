@@ -1,5 +1,5 @@
 /**
- * The `acp-codegen` command line: `generate` and `diff` (see `USAGE` and the
+ * The `acp-codegen` command line: `generate`, `diff` and `update` (see `USAGE` and the
  * README's CLI reference). Exit codes: 0 ok, 1 findings (`generate --check`
  * found differing files, `diff` found changes at or above `--fail-on`), 2 bad
  * usage or bad input (a schema, reviewed table or lock that cannot be read or
@@ -18,6 +18,7 @@ import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
 import { SURFACES } from "./surfaces.js";
+import { runUpdate } from "./update/update.js";
 import { assertReplaceable, diffTree, recoverInterruptedWrites, treeWithOtherSurfaces, writeTree } from "./write.js";
 
 /** Where the CLI prints: stdout for results, stderr for progress and errors. */
@@ -32,6 +33,7 @@ const USAGE: Record<string, string> = {
 Commands:
   generate   generate the acp-bindings package from ACP schemas
   diff       report what changed between two schemas, and what it breaks
+  update     take a new ACP release: sync, generate, changelog, version, test
 
 Run \`acp-codegen <command> --help\` for a command's options.
 Exit codes: 0 ok, 1 findings, 2 bad usage or bad input, 3 internal error.
@@ -80,6 +82,35 @@ Options:
 
 Exit codes: 0 no finding at --fail-on, 1 findings, 2 bad usage or bad schema,
 3 internal error.
+`,
+  update: `Usage: acp-codegen update [VERSION | latest] [options]
+
+Takes a release of @agentclientprotocol/sdk (default: latest, from the npm
+registry) into this project, all or nothing: syncs schema/ and its lock,
+generates, writes the changelog section of the diff against the pinned
+schemas, bumps the version by the policy (stable v1 break: major; any other
+change: minor; descriptions only: patch; under 1.0.0 a major takes the minor
+step), updates the SDK dev dependency, runs the tests, prints a summary.
+It refuses to start when schema/, generated/, package.json or
+package-lock.json hold uncommitted changes (the reviewed tables may), and any
+failing step puts every file back and names the step and what to edit.
+
+Options:
+  --check               change nothing: exit 1 when the release is newer than
+                        the pinned schemas, printing the diff summary and the
+                        bump; 0 when it is not
+  --from-dir DIR        take the schemas from DIR (an unpacked SDK package, its
+                        schema/, or a schema directory with a lock.json)
+  --from-tarball FILE   take the schemas from an SDK tarball (npm pack output)
+  -h, --help            show this help
+
+Environment: ACP_CODEGEN_UPDATE_TEST replaces the test command (npm test);
+ACP_CODEGEN_UPDATE_INSTALL the dependency command ({version} stands for the
+version; default npm install --save-dev --save-exact ... @agentclientprotocol/sdk@{version}).
+
+Exit codes: 0 updated (or nothing to do; --check: up to date), 1 --check: a
+newer release, 2 bad usage or a failed step (everything restored), 3 internal
+error.
 `,
 };
 
@@ -135,6 +166,8 @@ export function runCli(argv: readonly string[], out: CliOutput, emitters: readon
         return generateCommand(args, out, emitters);
       case "diff":
         return diffCommand(args, out);
+      case "update":
+        return updateCommand(args, out);
       case "help":
       case "--help":
       case "-h":
@@ -269,6 +302,34 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
   const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"], ...(surfaces ? { surfaces } : {}) });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
+}
+
+function updateCommand(args: readonly string[], out: CliOutput): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { ...HELP_OPTION, check: { type: "boolean", default: false }, "from-dir": { type: "string" }, "from-tarball": { type: "string" } },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message, "update");
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return printHelp("update", out);
+  if (positionals.length > 1) throw new UsageError(`expected at most 1 argument (VERSION or latest), got ${positionals.length}`, "update");
+  if (values["from-dir"] !== undefined && values["from-tarball"] !== undefined) throw new UsageError("give --from-dir or --from-tarball, not both", "update");
+  return runUpdate(
+    {
+      root: process.cwd(),
+      check: values.check,
+      env: process.env,
+      ...(positionals[0] !== undefined ? { spec: positionals[0] } : {}),
+      ...(values["from-dir"] !== undefined ? { fromDir: values["from-dir"] } : {}),
+      ...(values["from-tarball"] !== undefined ? { fromTarball: values["from-tarball"] } : {}),
+    },
+    out,
+  );
 }
 
 function printHelp(command: string, out: CliOutput): number {

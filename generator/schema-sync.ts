@@ -4,8 +4,8 @@
  * the package version and each file's sha256.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { SURFACES } from "./surfaces.js";
 
 /** The lock file: which SDK version the pinned schemas came from, and their hashes. */
@@ -30,9 +30,15 @@ export function syncSchemas(schemaDir: string): SchemaLock {
   // The package's exports map hides package.json, so locate it on disk.
   const packageDir = join("node_modules", SDK_PACKAGE);
   const version: string = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).version;
+  return syncSchemasFrom(join(packageDir, "schema"), version, schemaDir);
+}
+
+/** Copies the four schema files of `sourceDir` (the SDK release `version`) into `schemaDir` and writes `lock.json`. */
+export function syncSchemasFrom(sourceDir: string, version: string, schemaDir: string): SchemaLock {
   const files: Record<string, string> = {};
   for (const { file } of SURFACES) {
-    copyFileSync(join(packageDir, "schema", file), join(schemaDir, file));
+    mkdirSync(dirname(join(schemaDir, file)), { recursive: true });
+    copyFileSync(join(sourceDir, file), join(schemaDir, file));
     files[file] = sha256File(join(schemaDir, file));
   }
   const lock: SchemaLock = { package: SDK_PACKAGE, version, files };

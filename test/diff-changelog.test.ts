@@ -1,9 +1,9 @@
 /**
- * The release workflow's diff and changelog, run the way a user runs them:
- * the README's step 4 of "When ACP releases a new schema", exactly as
- * written, in a scratch git project whose committed schema is the 2.0.0
- * fixture and whose working schema is 2.4.0; and the README's stable-only
- * command. Then the changelog again (in process): a rerun replaces its section.
+ * The release workflow's diff and changelog, run the way a user runs them by
+ * hand (`acp-codegen update` does the same in its changelog step, see
+ * test/update.test.ts), in a scratch git project whose committed schema is the
+ * 2.0.0 fixture and whose working schema is 2.4.0; and the README's
+ * stable-only command. Then the changelog again (in process): a rerun replaces its section.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -17,11 +17,16 @@ const FIXTURES = join(ROOT, "test/fixtures/schemas");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const REVIEWED = readFileSync(join(ROOT, "test/fixtures/diff-reports/2.0.0-to-2.4.0.md"), "utf8");
 
-/** The commands of the README's step `n` of the release workflow (its `# n.` comment up to the next step). */
-function workflowStep(n: number): string {
-  const lines = README.slice(README.indexOf(`\n# ${n}. `), README.indexOf(`\n# ${n + 1}. `)).split("\n");
-  return lines.filter((l) => l.trim() !== "" && !l.startsWith("#")).join("\n");
-}
+/**
+ * The release's diff and changelog commands, by hand (what `acp-codegen update` does in its changelog
+ * step): the pinned schemas of git's HEAD against the working ones.
+ */
+const CHANGELOG_SCRIPT = [
+  'old=$(mktemp -d) && git archive HEAD schema | tar -x -C "$old"',
+  'npm run changelog -- "$old/schema" && npm run generate',
+  'npx acp-codegen diff "$old/schema" schema --fail-on never',
+  'npx acp-codegen diff "$old/schema" schema --ignore-unstable',
+].join("\n");
 
 /** Runs a shell script, stopping at the first failing command; its `mktemp` makes its directories in a temp dir of ours. */
 function bash(script: string, cwd: string): { status: number | null; stdout: string; stderr: string } {
@@ -42,7 +47,7 @@ function scratchProject(version: string): string {
   return project;
 }
 
-describe("README step 4 on the 2.0.0 -> 2.4.0 fixture pair, as written", () => {
+describe("the changelog commands by hand on the 2.0.0 -> 2.4.0 fixture pair", () => {
   // Built before the tests, not while the file is collected: a `-t` filter that selects none of them builds nothing.
   let project = "";
   let step = "";
@@ -52,7 +57,7 @@ describe("README step 4 on the 2.0.0 -> 2.4.0 fixture pair, as written", () => {
     project = scratchProject("2.0.0");
     rmSync(join(project, "schema"), { recursive: true });
     cpSync(join(FIXTURES, "2.4.0"), join(project, "schema"), { recursive: true });
-    step = workflowStep(4);
+    step = CHANGELOG_SCRIPT;
     run = bash(step, project);
     changelog = readFileSync(join(project, "schema/CHANGELOG.md"), "utf8");
   });

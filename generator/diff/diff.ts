@@ -13,7 +13,7 @@
  * stable-v1 user sees what changed for `acp-bindings/v1` too.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Def, SchemaIR } from "../ir.js";
 import { loadSchema } from "../load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE, type VariantNames } from "../naming.js";
@@ -47,7 +47,7 @@ export interface DiffOptions {
 const DRAFT_SURFACES: ReadonlySet<string> = new Set(["v1/unstable", "v2", "v2/unstable"]);
 
 /** Whether `--ignore-unstable` keeps a surface: the stable protocol is on no draft surface. */
-function isStableSurface(surface: string): boolean {
+export function isStableSurface(surface: string): boolean {
   return !DRAFT_SURFACES.has(surface);
 }
 
@@ -111,13 +111,25 @@ export function diffSchemas(oldPath: string, newPath: string, options: DiffOptio
 }
 
 function sideOf(path: string): Side {
-  if (existsSync(path) && statSync(path).isDirectory()) {
-    const sources = schemaSources(path).flatMap(legacyAsBothV1).map((s) => ({ ...s, path: join(path, s.file) }));
-    return { path, sources, variantNames: firstExisting([join(path, VARIANT_NAMES_FILE)]) ?? PINNED_VARIANT_NAMES, ...releaseIn([path]) };
+  if (isDirectory(path)) {
+    const dir = schemaDirOf(path);
+    const sources = schemaSources(dir).flatMap(legacyAsBothV1).map((s) => ({ ...s, path: join(dir, s.file) }));
+    return { path, sources, variantNames: firstExisting([join(dir, VARIANT_NAMES_FILE)]) ?? PINNED_VARIANT_NAMES, ...releaseIn([dir]) };
   }
   const near = [dirname(path), join(dirname(path), "..")];
   const table = firstExisting(near.map((dir) => join(dir, VARIANT_NAMES_FILE))) ?? PINNED_VARIANT_NAMES;
   return { path, sources: [{ ...surfaceOfFile(path), path }], variantNames: table, ...releaseIn(near) };
+}
+
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
+/** The schema directory of a path: itself, or the `schema/` of an unpacked SDK package (a directory holding `package.json` and `schema/`). */
+function schemaDirOf(dir: string): string {
+  const inner = join(dir, "schema");
+  const isPackage = !existsSync(join(dir, "lock.json")) && existsSync(join(dir, "package.json")) && isDirectory(inner);
+  return isPackage ? inner : dir;
 }
 
 /** The legacy single file serves both v1 surfaces (see the file comment). */
@@ -129,12 +141,36 @@ function firstExisting(paths: readonly string[]): string | undefined {
   return paths.find((p) => existsSync(p));
 }
 
-/** `{ release }` from the first `lock.json` in `dirs` that names a package and version, else `{}`. */
+/**
+ * `{ release }` from the first `lock.json` in `dirs` that names a package and
+ * version; else from the `package.json` (name and version) of the directory
+ * holding a `schema/` among `dirs` (an unpacked SDK package); else `{}`.
+ */
 function releaseIn(dirs: readonly string[]): { release?: Release } {
   const lock = firstExisting(dirs.map((dir) => join(dir, "lock.json")));
-  if (!lock) return {};
-  const { package: name, version } = JSON.parse(readFileSync(lock, "utf8")) as Partial<Record<string, unknown>>;
+  if (lock) return releaseOf(lock, "package");
+  const schemaDir = dirs.find((dir) => basename(resolve(dir)) === "schema");
+  const manifest = schemaDir && firstExisting([join(schemaDir, "..", "package.json")]);
+  return manifest ? releaseOf(manifest, "name") : {};
+}
+
+/** The package and version a JSON file names under `nameKey` and `version`, or `{}`. */
+function releaseOf(file: string, nameKey: string): { release?: Release } {
+  let json: Partial<Record<string, unknown>>;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8")) as Partial<Record<string, unknown>>;
+  } catch {
+    return {};
+  }
+  const [name, version] = [json[nameKey], json["version"]];
   return typeof name === "string" && typeof version === "string" ? { release: { package: name, version } } : {};
+}
+
+/** A path for a report: relative to the working directory when inside it, else as given (never made absolute). */
+export function displayPath(path: string): string {
+  if (!isAbsolute(path)) return path;
+  const inside = relative(process.cwd(), path);
+  return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside : path;
 }
 
 type Source = Side["sources"][number];
@@ -199,9 +235,14 @@ function unnamedFinding(surface: string, { def, tag }: Unnamed, table: string): 
     severity: "warn",
     surface,
     location: `${def}[${JSON.stringify(tag)}]`,
-    message: `untitled variant; \`npm run generate\` fails until ${table} names it`,
+    message: `untitled variant; \`npm run generate\` fails until ${tableName(table)} names it`,
     unstable: false,
   };
+}
+
+/** The naming table as a report names it: acp-codegen's own one as `schema/variant-names.json`, never by this machine's path. */
+function tableName(table: string): string {
+  return table === PINNED_VARIANT_NAMES ? `schema/${VARIANT_NAMES_FILE}` : displayPath(table);
 }
 
 /** Surface order, then severity, then location, category and rule: stable across runs. */

@@ -5,7 +5,7 @@
  * sections Breaking, New and Other, each with methods before types.
  */
 import { changesOf, inSection, surfacesBroken, type Change } from "./changes.js";
-import type { DiffReport } from "./diff.js";
+import { displayPath, type DiffReport } from "./diff.js";
 import { RULES, type Category, type Finding, type RuleId, type Severity } from "./findings.js";
 
 /** Output formats of `acp-codegen diff --format`. */
@@ -31,10 +31,14 @@ function countBySeverity(findings: readonly Finding[]): Record<Severity, number>
   return counts;
 }
 
-/** `2.0.0 -> 2.4.0 (@agentclientprotocol/sdk)` from the lock files, else the paths. */
+/**
+ * `2.0.0 -> 2.4.0 (@agentclientprotocol/sdk)` from the releases (lock files or SDK package.json), else each
+ * side as its release or its path as given (relative to the working directory when inside it).
+ */
 function versions(report: DiffReport, arrow: string): { old: string; new: string; title: string; known: boolean } {
   const [a, b] = [report.oldRelease, report.newRelease];
-  if (!a || !b) return { old: "OLD", new: "NEW", title: `${report.old} ${arrow} ${report.new}`, known: false };
+  const side = (release: typeof a, path: string) => (release ? `${release.package} ${release.version}` : displayPath(path));
+  if (!a || !b) return { old: "OLD", new: "NEW", title: `${side(a, report.old)} ${arrow} ${side(b, report.new)}`, known: false };
   const title = a.package === b.package ? `${a.version} ${arrow} ${b.version} (${a.package})` : `${a.package} ${a.version} ${arrow} ${b.package} ${b.version}`;
   return { old: a.version, new: b.version, title, known: true };
 }

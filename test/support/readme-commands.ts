@@ -79,8 +79,9 @@ export const CHECK_RUNS = {
 
 const SELF = "test/readme-commands.test.ts";
 const NPM_CI = "`npm ci` would reinstall the node_modules the running suite uses";
-const RELEASE_STEP_4 = { ranBy: "test/diff-changelog.test.ts", via: "workflowStep(4)" };
 const CONNECTION = "test/interop.test.ts";
+const UPDATE_TEST = "test/update.test.ts";
+const UPDATES_THIS_CHECKOUT = "takes the newest release into this checkout and runs `npm test`, the suite itself; the update is run from the fixtures (--from-dir) and its --check form against the registry";
 const PARSE_BENCH = "test/parse-bench.test.ts";
 
 /** Every README command and how it is covered. */
@@ -127,17 +128,15 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   [QUICK_RUNS.append]: { ranBy: SELF, via: "QUICK_RUNS.append" },
   "npx tsx bench/budgets.ts": { quick: QUICK_RUNS.budgets },
   [QUICK_RUNS.budgets]: { ranBy: SELF, via: "QUICK_RUNS.budgets" },
-  "npm install --save-dev --save-exact @agentclientprotocol/sdk@X.Y.Z": { notRun: "X.Y.Z stands for the next release; installing it needs the registry" },
-  [CHECK_RUNS.schemaSync]: { ranBy: SELF, via: "CHECK_RUNS.schemaSync" },
-  'old=$(mktemp -d) && git archive HEAD schema | tar -x -C "$old"': RELEASE_STEP_4,
-  'npm run changelog -- "$old/schema" && npm run generate': RELEASE_STEP_4,
-  'npx acp-codegen diff "$old/schema" schema --fail-on never': RELEASE_STEP_4,
-  'npx acp-codegen diff "$old/schema" schema --ignore-unstable': RELEASE_STEP_4,
-  "npm test": { notRun: "the suite itself (what `.ci/run` runs)" },
   "npm version minor --no-git-tag-version && npm run generate": { ranBy: "test/package.test.ts" },
-  'git add package.json package-lock.json schema generated && git commit -m "ACP schema X.Y.Z"': { notRun: "commits to the user's repository; X.Y.Z is the release" },
+  "npx acp-codegen update latest": { notRun: UPDATES_THIS_CHECKOUT },
+  "npx acp-codegen update X.Y.Z": { notRun: `X.Y.Z stands for a release; ${UPDATES_THIS_CHECKOUT}` },
+  "npm run update -- latest": { notRun: `the same script as \`npx acp-codegen update latest\`, which ${UPDATES_THIS_CHECKOUT}` },
+  "npx acp-codegen update --from-dir test/fixtures/schemas/2.4.0": { ranBy: UPDATE_TEST, via: "FROM_DIR_COMMAND" },
+  "npx acp-codegen update --check latest": { ranBy: UPDATE_TEST, via: "CHECK_COMMAND" },
   "npx acp-codegen <command> [options]": { notRun: "the usage line: `<command>` and `[options]` are placeholders for the commands run here" },
   [CHECK_RUNS.generateCheck]: { ranBy: SELF, via: "CHECK_RUNS.generateCheck" },
+  "npm run update --": { notRun: "names the script in prose; its arguments follow `--` (the update commands above are run, or say why not)" },
   "npm run diff --": { notRun: "names the script in prose; its arguments follow `--` (the diff commands above are run)" },
   "npx acp-codegen diff test/fixtures/schemas/2.0.0 test/fixtures/schemas/2.4.0 --ignore-unstable": { ranBy: "test/diff-changelog.test.ts" },
 };
