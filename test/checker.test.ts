@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../generated/src/runtime/check-cli.js";
 import { checkTraffic, type CheckerBindings } from "../generated/src/runtime/checker.js";
+import * as v1 from "../generated/src/v1/index.js";
 import * as v1u from "../generated/src/v1/unstable/index.js";
 import * as v2u from "../generated/src/v2/unstable/index.js";
 import { captureSdkSession, captureSdkSessionV2 } from "./checker-capture.js";
@@ -41,7 +42,7 @@ describe("on SDK traffic", () => {
     expect(report.findings).toEqual([]);
     expect(report.errors).toBe(0);
     expect(report.sessions).toEqual([
-      { sessionId: "sess-1", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1, in_progress: 1 }, planEntries: 2, stopReason: "end_turn" },
+      { sessionId: "sess-1", userMessages: 1, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1, in_progress: 1 }, planEntries: 2, stopReason: "end_turn" },
     ]);
   });
 
@@ -50,8 +51,36 @@ describe("on SDK traffic", () => {
     const report = checkTraffic(lines, V2, "v2/unstable");
     expect(report.findings).toEqual([]);
     expect(report.sessions).toEqual([
-      { sessionId: "sess-2", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1 }, planEntries: 0, stopReason: "end_turn" },
+      { sessionId: "sess-2", userMessages: 1, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1 }, planEntries: 0, stopReason: "end_turn" },
     ]);
+  });
+});
+
+describe("S36: the session summary counts messages as clients group them", () => {
+  const turn = (id: number, said: string) => [
+    line({ id, method: "session/prompt", params: { sessionId: "s1", prompt: [text(said)] } }),
+    update({ sessionUpdate: "agent_message_chunk", content: text("You said: ") }),
+    update({ sessionUpdate: "agent_message_chunk", content: text(said) }),
+    line({ id, result: { stopReason: "end_turn" } }),
+  ];
+
+  it.each([
+    ["v1", v1],
+    ["v1/unstable", v1u],
+  ] as const)("%s: two turns of chunks without ids are two user and two agent messages", (surface, bindings) => {
+    const report = checkTraffic([...OPENING.slice(0, 4), ...turn(2, "hello there"), ...turn(3, "and again")], bindings, surface);
+    expect(report.findings).toEqual([]);
+    expect(report.sessions[0]).toMatchObject({ userMessages: 2, agentMessages: 2, agentThoughts: 0 });
+  });
+
+  it("v1: text, a tool call, text is two agent messages in one turn", () => {
+    const lines = [
+      ...OPENING,
+      update({ sessionUpdate: "agent_message_chunk", content: text("Let me look.") }),
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Read" }),
+      update({ sessionUpdate: "agent_message_chunk", content: text("Done.") }),
+    ];
+    expect(checkTraffic(lines, V1, "v1/unstable").sessions[0]).toMatchObject({ userMessages: 1, agentMessages: 2 });
   });
 });
 

@@ -130,6 +130,44 @@ describe("examples and the SDK over stdio", () => {
 /** The v1 turn as a client sees it: update kinds in order ("You said: hello agent" is four chunks). */
 const V1_KINDS = ["agent_thought_chunk", "plan", "tool_call", "tool_call_update", "plan", ...Array(4).fill("agent_message_chunk")];
 
+/**
+ * S36: our v1 client with its session store runs two turns against a v1 agent in a child
+ * process; the transcript, as the timeline lists it, is prompt, reply, prompt, reply.
+ */
+async function twoTurnsOnOurV1Client(command: string): Promise<{ kind: string; text: string }[]> {
+  const child = start(command);
+  const sessions = v1.createSessionStore();
+  const agent = v1.connectClient(v1.ndJsonStream({ readable: child.stdout, writable: child.stdin }), {
+    "session/update": sessions.update,
+    "session/request_permission": () => ({ outcome: { outcome: "selected", optionId: "allow" } }),
+  });
+  await agent.request("initialize", { protocolVersion: v1.PROTOCOL_VERSION });
+  const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+  for (const said of ["hello there", "and again"]) await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: said }] });
+  const state = sessions.get(sessionId)!;
+  agent.close();
+  const textOf = (message: { content: readonly v1.ContentBlock[] }) => message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return state.timeline.flatMap(({ kind, id }) =>
+    kind === "userMessages" || kind === "agentMessages" ? [{ kind, text: textOf(state[kind].get(id)!) }] : [],
+  );
+}
+
+describe("S36 over stdio: v1 messages without ids, grouped by position and by turn", () => {
+  const transcript = [
+    { kind: "userMessages", text: "hello there" },
+    { kind: "agentMessages", text: "You said: hello there" },
+    { kind: "userMessages", text: "and again" },
+    { kind: "agentMessages", text: "You said: and again" },
+  ];
+
+  it.each([
+    ["our v1 agent", "npx tsx test/interop/v1-agent.ts"],
+    ["the SDK's v1 agent", "npx tsx test/interop/sdk-agent-v1.ts"],
+  ])("our v1 client and %s: two turns are two user and two agent messages, in timeline order", async (_agent, command) => {
+    expect(await twoTurnsOnOurV1Client(command)).toEqual(transcript);
+  });
+});
+
 describe("ACP v1 over stdio (the turn ends with the prompt response)", () => {
   it("the SDK's v1 client drives our v1 agent: a turn, a cancelled turn, an unknown method", async () => {
     const child = start("npx tsx test/interop/v1-agent.ts");

@@ -223,6 +223,7 @@ function interfaces(sides: readonly string[], kind: MethodEntry["kind"], table: 
 /** `createSessionStore()` and the re-export of its types: every notification carrying the session union folded per session. */
 /** The request whose params may carry a tool call to apply (S4), and the responses that open a session with its first lists (S20), by type. */
 const PERMISSION_REQUEST = "RequestPermissionRequest";
+const PROMPT_REQUEST = "PromptRequest";
 const OPENING_RESPONSES = ["NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse", "ForkSessionResponse"];
 
 function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs: SurfaceModel["defsByName"], f: GeneratedFile, runtime: string, { T }: Names): Code[] {
@@ -240,19 +241,26 @@ function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs
   const opening = table
     .filter((m) => m.kind === "request" && m.result !== undefined && OPENING_RESPONSES.includes(m.result))
     .map((m) => code`${m.method}: ${hasField(defs, m.result!, "sessionId") ? "result" : "params"}`);
-  const methods = code`{ ${permissionMethod ? code`permission: ${permissionMethod.method}, ` : code``}opening: { ${join(opening, code`, `)} } }`;
+  // S36: the prompt request, recorded by `reducePrompt` when sent (v1: its answer names no message) or when answered (v2).
+  const promptMethod = table.find((m) => m.kind === "request" && m.params === PROMPT_REQUEST);
+  const promptAt = promptMethod?.result !== undefined && hasField(defs, promptMethod.result, "messageId") ? "response" : "sent";
+  const prompt = promptMethod ? code`, prompt: { method: ${promptMethod.method}, at: ${promptAt} }` : code``;
+  const methods = code`{ ${permissionMethod ? code`permission: ${permissionMethod.method}, ` : code``}opening: { ${join(opening, code`, `)} }${prompt} }`;
+  const reducePrompt = promptMethod ? code`, ${f.import("./session.js", "reducePrompt")}` : code``;
   const comment = doc([
     `A store of the client's sessions: every \`${method}\` folded by \`reduceSession\` into a \`SessionState\` per session id.`,
     `Pass \`store.update\` as the \`${method}\` handler (or call it from yours); \`get\` reads a state, \`subscribe\` watches them.`,
     `Passed as the handler itself, it keeps the connection's decoded updates without a copy (\`reduceSessionOwned\`: nobody`,
     "else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.",
     "As the handler it also learns, in line order, permission requests' tool calls (S4) and the first lists of the results",
-    "that open sessions (S20); `permission(request)` applies a tool call itself.",
+    "that open sessions (S20), and records each `session/prompt` it sends as a user message (S36, `reducePrompt`:",
+    "on v1 as it is sent, on v2 when its answer names the message, unless the agent echoed it);",
+    "`permission(request)` applies a tool call itself.",
   ]);
   return [
     code`export type { SessionListener, SessionStore } from ${store};`,
     code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}, ${permission}>`, [
-      code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned}, ${session.union.node.tag}, ${methods});`,
+      code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned}, ${session.union.node.tag}, ${methods}${reducePrompt});`,
     ])}`,
   ];
 }

@@ -23,6 +23,16 @@ interface Slot {
   readonly writers: readonly string[];
   /** The route whose stored shape the slot has (a snapshot, then an upsert, then a chunk). */
   readonly shape?: SessionRoute;
+  /** A doc comment of its own (a slot no route stores into: the open message of S36). */
+  readonly doc?: readonly string[];
+}
+
+/** The singleton naming the message that v1 chunks without an id append to (S36). */
+const OPEN_SLOT = "openMessage";
+
+/** S36: whether a route is a v1 message chunk: a plain `{ key, into }` record, whose key a chunk may omit. */
+function isPositional(route: SessionRoute): boolean {
+  return route.op === "append" && route.entity === undefined && !route.bytes;
 }
 
 /** The namespaces the module's code refers to, registered on its file. */
@@ -53,6 +63,7 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity"), appendItem: f.import(sessionModule, "appendItem") }));
   const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
   f.print(...entryPoints(model, union, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
+  if (promptPlace(semantics).length > 0 && model.defsByName.has(PROMPT_REQUEST)) f.print(promptEntry(model, names.T, f.import(sessionModule, "recordPrompt")));
   return f.toString();
 }
 
@@ -91,7 +102,19 @@ function slotsOf(semantics: Semantics, union: TaggedUnionNode, types: Code): Slo
     return { name: slotName, kind, type, initial, writers: routes.map((r) => r.tag), ...(shape ? { shape } : {}) };
   };
   const singletons = [...new Set(semantics.routes.map((r) => r.slot))].filter((s) => !semantics.maps.includes(s) && !semantics.lists.includes(s));
-  return [...semantics.maps.map((s) => slot(s, "map")), ...singletons.map((s) => slot(s, "singleton")), ...semantics.lists.map((s) => slot(s, "list"))];
+  return [...semantics.maps.map((s) => slot(s, "map")), ...singletons.map((s) => slot(s, "singleton")), ...openSlot(semantics), ...semantics.lists.map((s) => slot(s, "list"))];
+}
+
+/** S36: the open-message singleton, on surfaces whose message chunks may lack an id. */
+function openSlot(semantics: Semantics): Slot[] {
+  const writers = semantics.routes.filter(isPositional).map((r) => r.tag);
+  if (writers.length === 0) return [];
+  const comment = [
+    "S36: the message that chunks without a `messageId` append to: the last one such a chunk started,",
+    "open while it is the newest timeline entry. Those messages are stored without `messageId`, under",
+    "ids of the reducer's own (`#1`, `#2`, ... per map) that no wire id shares. Absent when none was started.",
+  ];
+  return [{ name: OPEN_SLOT, type: code`SessionTimelineEntry`, kind: "singleton", initial: false, writers, doc: comment }];
 }
 
 /** Which route's type a slot takes when several write it: a snapshot, then an upsert, then a chunk. */
@@ -107,7 +130,7 @@ function storedType(route: SessionRoute, union: TaggedUnionNode, T: Code): Code 
     case "append":
       return route.entity !== undefined
         ? code`${T}.${name(route.entity)}`
-        : code`{ ${key(route.key)}: string; ${key(route.into)}: ${T}.${name(route.payload)}[${route.item}][] }`;
+        : code`{ ${key(route.key)}?: string; ${key(route.into)}: ${T}.${name(route.payload)}[${route.item}][] }`;
     case "put":
       return route.value === undefined ? code`${T}.${name(route.payload)}` : code`${T}.${name(route.payload)}[${route.value}]`;
     case "remove":
@@ -126,7 +149,7 @@ function stateInterface(slots: readonly Slot[], surface: string): Code {
       case "list":
         return code`${doc([`In arrival order. ${by}`])}readonly ${key(s.name)}: readonly ${s.type}[];`;
       case "singleton":
-        return code`${doc([`The latest value. ${by}${s.initial ? "" : " Absent until first reported."}`])}readonly ${key(s.name)}${optional(s)}: ${s.type};`;
+        return code`${doc(s.doc ?? [`The latest value. ${by}${s.initial ? "" : " Absent until first reported."}`])}readonly ${key(s.name)}${optional(s)}: ${s.type};`;
     }
   });
   const timeline = doc([
@@ -229,6 +252,7 @@ function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, v
       code`lists: ${strings(semantics.lists)},`,
       code`singletons: ${strings(slots.filter((s) => s.kind === "singleton").map((s) => s.name))},`,
       code`initial: ${jsonLiteral(initial)},`,
+      ...promptPlace(semantics),
       wrapped(code`stored: {`, slots.flatMap((s) => (s.shape ? [code`${literalKey(s.name)}: ${storedAs(semantics, s.shape)},`] : [])), code`},`),
       code`validate: ${validate},`,
       code`copy: copyState,`,
@@ -238,6 +262,21 @@ function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, v
     code`};`,
   );
 }
+
+/**
+ * S36: where `reducePrompt` records a prompt: the user messages' map, and on v1 the
+ * open-message slot it closes, on v2 the user-message upsert the agent echoes.
+ */
+function promptPlace(semantics: Semantics): Code[] {
+  const chunk = semantics.routes.find((r) => r.tag === USER_CHUNK);
+  if (chunk === undefined) return [];
+  if (isPositional(chunk)) return [code`prompt: ${objectOf([code`slot: ${chunk.slot}`, code`open: ${OPEN_SLOT}`])},`];
+  const upsert = semantics.routes.find((r) => r.op === "upsert" && r.slot === chunk.slot);
+  return upsert === undefined ? [] : [code`prompt: ${objectOf([code`slot: ${chunk.slot}`, code`tag: ${upsert.tag}`])},`];
+}
+
+/** The chunk of a user message: its map is where prompts go (S36). */
+const USER_CHUNK = "user_message_chunk";
 
 /** An object literal of `name: value` parts. */
 function objectOf(parts: readonly Code[]): Code {
@@ -291,6 +330,7 @@ function routeLiteral(semantics: Semantics, names: Names, route: SessionRoute): 
       if (route.bytes) parts.push(code`bytes: true`);
       if (route.creates) parts.push(code`creates: ${jsonLiteral(route.creates)}`);
       if (route.patches) parts.push(code`patches: ${jsonLiteral(route.patches)}`);
+      if (isPositional(route)) parts.push(code`positional: true`);
       break;
     case "put":
       if (route.value !== undefined) parts.push(code`value: ${route.value}`);
@@ -409,6 +449,33 @@ function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: C
     code`${toDoc}${block(code`export function sessionStateToJSON(state: SessionState): SessionStateJson`, [code`return ${engine.toJson}(TABLE, state) as unknown as SessionStateJson;`])}`,
     code`${fromDoc}${block(code`export function sessionStateFromJSON(json: unknown): ${result}<SessionState>`, [code`return ${engine.fromJson}(TABLE, json);`])}`,
   ];
+}
+
+const PROMPT_REQUEST = "PromptRequest";
+
+/**
+ * `reducePrompt`: S36, a prompt the client sent recorded as a user message. v1: called
+ * when the prompt is sent (its id is ours); v2: when its answer names the message.
+ */
+function promptEntry(model: SurfaceModel, T: Code, recordPrompt: Code): Code {
+  const v1 = isPositional(model.semantics.routes.find((r) => r.tag === USER_CHUNK)!);
+  const request = code`request: ${T}.${name(PROMPT_REQUEST)}`;
+  if (v1) {
+    const comment = doc([
+      "S36: the state after the client sent `request` (`session/prompt`): its content blocks as a new user",
+      "message under an id of the reducer's own, which closes the open message (`openMessage`), so the reply",
+      "to this prompt never joins the previous one. Call it as the prompt is sent; `createSessionStore()` does.",
+    ]);
+    return code`${comment}${block(code`export function reducePrompt(state: SessionState, ${request}): SessionState`, [code`return ${recordPrompt}(TABLE, state, request.prompt);`])}`;
+  }
+  const comment = doc([
+    "S36: the state after the agent answered `request` (`session/prompt`) with `response`: the prompt's content",
+    "blocks as the user message `response.messageId`, unless the agent's `user_message` echo stored it already",
+    "(then the state is returned as it is). Call it when the answer comes; `createSessionStore()` does.",
+  ]);
+  return code`${comment}${block(code`export function reducePrompt(state: SessionState, ${request}, response: ${T}.${name("PromptResponse")}): SessionState`, [
+    code`return ${recordPrompt}(TABLE, state, request.prompt, response.messageId);`,
+  ])}`;
 }
 
 /** A JSON value of the overlay as a TypeScript expression; every key stays an own property (`__proto__` computed, S34). */

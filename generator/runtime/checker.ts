@@ -17,6 +17,8 @@ export interface CheckerBindings {
   readonly validate: object;
   emptySessionState(): object;
   reduceSession(state: never, update: never): object;
+  /** S36: a prompt the client sent as a user message (v1: when sent; v2: with the answer's `messageId`). */
+  reducePrompt?(state: never, request: never, response: never): object;
 }
 
 /** One finding: `violation` (strict check failed), `dropped` (a tolerant peer loses it), `protocol` (out of order). */
@@ -60,6 +62,8 @@ interface Pending {
   readonly side: string | undefined;
   readonly result: string | undefined;
   readonly sessionId: string | undefined;
+  /** The params of a `session/prompt`, recorded with its answer on v2 (S36). */
+  readonly params?: unknown;
 }
 
 interface SessionTrack {
@@ -158,13 +162,15 @@ class TrafficChecker {
     const waiting = this.pending.get(id) ?? [];
     if (waiting.some((p) => p.side === entry?.side)) this.add("protocol", "/id", `duplicate id ${id}: a request with this id is still unanswered`);
     const sessionId = isObject(params) && typeof params.sessionId === "string" ? params.sessionId : undefined;
-    this.pending.set(id, [...waiting, { method, side: entry?.side, result: entry?.result, sessionId }]);
+    this.pending.set(id, [...waiting, { method, side: entry?.side, result: entry?.result, sessionId, ...(method === "session/prompt" ? { params } : {}) }]);
     if (entry) this.checkAgainst(entry.params, params, "/params");
     if (sessionId === undefined) return;
     if (OPENS_BY_PARAMS.has(method)) this.open(sessionId);
     if (method === "session/prompt") {
       const track = this.sessions.get(sessionId);
       if (track) track.turn = "open";
+      // S36: on v1 the prompt is a user message from the moment it is sent, as the client store records it.
+      if (track && this.surface.startsWith("v1")) this.prompted(track, params, undefined);
     }
   }
 
@@ -192,6 +198,8 @@ class TrafficChecker {
     if (!isObject(result)) return;
     if (typeof result.sessionId === "string") this.open(result.sessionId);
     const track = request.sessionId === undefined ? undefined : this.sessions.get(request.sessionId);
+    // S36: on v2 the answer names the prompt's user message (kept once when the agent echoed it).
+    if (request.method === "session/prompt" && track && !this.surface.startsWith("v1")) this.prompted(track, request.params, result);
     if (request.method === "session/prompt" && track && typeof result.stopReason === "string") {
       track.turn = "answered";
       track.stopReason = result.stopReason;
@@ -216,6 +224,13 @@ class TrafficChecker {
     }
     // A subagent's own session is announced by its parent's `subagent_update` (S16).
     if (isObject(update) && tag === "subagent_update" && typeof update.sessionId === "string") this.open(update.sessionId);
+  }
+
+  /** S36: the session's state after the client's prompt `params` (decoded tolerantly; a prompt that does not decode adds nothing). */
+  private prompted(track: SessionTrack, params: unknown, result: unknown): void {
+    const request = this.check("parse", "PromptRequest")?.(params);
+    if (this.bindings.reducePrompt === undefined || request?.ok !== true) return;
+    track.state = this.bindings.reducePrompt(track.state as never, request.value as never, (result ?? {}) as never);
   }
 
   /** The update that creates a tool call: `tool_call` on v1; on v2 `tool_call_update` is an upsert. */

@@ -218,6 +218,8 @@ export function withOwningTwin<H extends (...args: never[]) => unknown>(handler:
 export interface SessionFeeds {
   request(method: string, params: unknown): void;
   response(method: string, params: unknown, result: unknown): void;
+  /** A request this end sends (validated), after the notifications received before it (S36: a v1 prompt). */
+  sent?(method: string, params: unknown): void;
 }
 
 /** The feeds of the notification handlers that have them (a session store's `update`), by handler. */
@@ -374,6 +376,8 @@ class Connection {
         }
       };
       this.pending.set(id, { method, params, parseResult, resolve, reject, detach });
+      // In line order: after the notification handlers already queued (a store's v1 prompt, S36).
+      this.enqueue(() => this.feed((feeds) => feeds.sent?.(method, params)));
       this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         this.settle(id)?.reject(error instanceof RpcError ? error : this.cannotSend(method, error));
       });

@@ -49,7 +49,15 @@ export interface SessionStore<S, N, P = never> {
 export interface StoreMethods {
   readonly permission?: string;
   readonly opening: Readonly<Record<string, "params" | "result">>;
+  /**
+   * S36: the prompt request, recorded as a user message by `reducePrompt` when it is
+   * `sent` (v1: the id is ours) or when its `response` names the message (v2).
+   */
+  readonly prompt?: { readonly method: string; readonly at: "sent" | "response" };
 }
+
+/** S36: the state after the client's prompt `params` (and, v2, the agent's `result`): `reducePrompt`. */
+export type PromptReducer<S> = (state: S, params: never, result: never) => S;
 
 /**
  * A store over `reduce`, starting each session at `empty()`. `update` copies
@@ -65,6 +73,7 @@ export function sessionStore<S, U, P = never>(
   reduceOwned: (state: S, update: U) => S,
   tag: string,
   methods: StoreMethods,
+  reducePrompt?: PromptReducer<S>,
 ): SessionStore<S, { readonly sessionId: string; readonly update: U }, P> {
   const states = new Map<string, S>();
   const listeners = new Listeners<S>();
@@ -72,6 +81,12 @@ export function sessionStore<S, U, P = never>(
     const state = reducer(states.get(sessionId) ?? empty(), update as U);
     states.set(sessionId, state);
     listeners.tell(sessionId, state);
+  };
+  /** S36: the prompt `params` the client sent (with the agent's `result` on v2) recorded as a user message of its session. */
+  const prompted = (method: string, at: "sent" | "response", params: unknown, result?: unknown): void => {
+    if (reducePrompt === undefined || methods.prompt?.method !== method || methods.prompt.at !== at) return;
+    if (!isObject(params) || typeof params["sessionId"] !== "string") return;
+    fold((state) => reducePrompt(state, params as never, result as never), params["sessionId"], undefined);
   };
   const folding = (reducer: (state: S, update: U) => S) => (notification: { readonly sessionId: string; readonly update: U }): void => {
     // Outside the type (no object, no string id): nothing to fold, rather than a TypeError.
@@ -105,7 +120,9 @@ export function sessionStore<S, U, P = never>(
     request: (method, params) => {
       if (method === methods.permission) store.permission(params as P);
     },
+    sent: (method, params) => prompted(method, "sent", params),
     response: (method, params, result) => {
+      prompted(method, "response", params, result);
       // S34: a method name is data; only the table's own keys count.
       const from = Object.hasOwn(methods.opening, method) ? methods.opening[method] : undefined;
       const holder = from === "params" ? params : result;

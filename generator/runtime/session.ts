@@ -53,6 +53,8 @@ export type Route =
       readonly creates?: JsonObject;
       /** Chunk fields that also patch the entity by its own rules before the append. */
       readonly patches?: readonly string[];
+      /** S36 (v1 messages): a chunk without a `key` joins the open message of its kind, or starts one under an id of ours. */
+      readonly positional?: boolean;
     }
   /** Stores a snapshot whole: the update without its tag, or its `value` field; under its `key` when given (S18-S20, S22). */
   | { readonly op: "put"; readonly slot: string; readonly value?: string; readonly key?: string }
@@ -84,7 +86,7 @@ export interface StoredAs {
  */
 export function uniformRoute(route: Route): Route {
   const r = route as Partial<Record<string, unknown>>;
-  return { op: r["op"], slot: r["slot"], patch: r["patch"], key: r["key"], item: r["item"], into: r["into"], bytes: r["bytes"], creates: r["creates"], patches: r["patches"], value: r["value"], raw: r["raw"] } as Route;
+  return { op: r["op"], slot: r["slot"], patch: r["patch"], key: r["key"], item: r["item"], into: r["into"], bytes: r["bytes"], creates: r["creates"], patches: r["patches"], positional: r["positional"], value: r["value"], raw: r["raw"] } as Route;
 }
 
 /** Everything a surface's reducer needs. */
@@ -101,6 +103,12 @@ export interface SessionTable {
   readonly singletons: readonly string[];
   /** Singletons present in a new session (S18: `state` starts idle). */
   readonly initial: JsonObject;
+  /**
+   * Where a prompt the client sent is recorded (`recordPrompt`, S36): the map of user
+   * messages; v1 (`open`): the singleton naming the message that chunks without an id
+   * append to; v2 (`tag`): the user-message upsert that the agent echoes the prompt as.
+   */
+  readonly prompt?: { readonly slot: string; readonly open?: string; readonly tag?: string };
   /** How each slot's values are checked by `fromJson`. */
   readonly stored: Readonly<Record<string, StoredAs>>;
   /** Checks a stored value as the surface's `SessionUpdate` (first issue; the same verdict as `validate.SessionUpdate`). */
@@ -202,6 +210,7 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   const adopted = isOwnState(state) && (PersistentMap.is(inSlot) || !table.maps.includes(route.slot));
   const from = adopted ? (state as State) : adoptState(table, state as State);
   const current = adopted ? inSlot : table.read(from, route.slot);
+  if (route.op === "append" && route.positional === true && table.prompt?.open !== undefined) return positional(table, from, route, update, table.prompt.open, owned) as S;
   const before = copying(owned);
   let next: unknown;
   try {
@@ -477,6 +486,118 @@ function without(update: JsonObject, tag: string): JsonObject {
   return out;
 }
 
+/* ----- S36: messages without an id (v1) ----- */
+
+type AppendRoute = Extract<Route, { op: "append" }>;
+
+/**
+ * S36: `reduce` for a v1 message chunk. Without an id (absent or `null`) it
+ * appends to the open message of its kind, or starts a new message under an
+ * id of ours (`ourId`) that becomes the open one (the singleton `open`). With
+ * an id it follows S11; a message of ours that holds that id moves to another
+ * id first (`renamed`), so no wire id ever names one of ours. `from` is the
+ * state's own (adopted).
+ */
+function positional(table: SessionTable, from: State, route: AppendRoute, update: JsonObject, open: string, owned: boolean): State {
+  const id = update[route.key];
+  if (id === undefined || id === null) {
+    const map = table.read(from, route.slot) as Entities;
+    const openId = openMessage(table, from, route, open);
+    return appendInto(table, from, route, update, openId ?? ourId(map), owned, openId === undefined ? open : undefined);
+  }
+  if (typeof id !== "string") return from;
+  return appendInto(table, renamed(table, from, route, id, open), route, update, id, owned, undefined);
+}
+
+/**
+ * The state with the chunk's item appended to message `id` of the route's map
+ * (created when new, joining the timeline); `opens`: the open-message slot
+ * that then names it (a message of ours just started).
+ */
+function appendInto(table: SessionTable, from: State, route: AppendRoute, update: JsonObject, id: string, owned: boolean, opens: string | undefined): State {
+  const map = table.read(from, route.slot) as Entities;
+  const old = stored(map, id) as JsonObject | undefined;
+  // A message of ours is stored without the key field: no chunk ever gave it an id.
+  const base = old ?? (opens === undefined ? undefined : { [route.into]: NO_ITEMS });
+  const before = copying(owned);
+  let entity: JsonObject;
+  try {
+    entity = append(route, base, update[route.item], id, update)!;
+  } finally {
+    copied(before);
+  }
+  const copy = storeEntity(table, from, route.slot, map, id, entity, old !== undefined) as JsonObject;
+  if (opens !== undefined) table.write(copy, opens, Object.freeze({ kind: route.slot, id }));
+  return copy;
+}
+
+/**
+ * S36: the id of the open message of the route's kind: the one the `open`
+ * slot names while it is the newest timeline entry and a message of ours.
+ */
+function openMessage(table: SessionTable, state: State, route: AppendRoute, open: string): string | undefined {
+  const named = table.read(state, open);
+  const timeline = state["timeline"] as Timeline;
+  const last = timeline[timeline.length - 1];
+  if (!isObject(named) || last === undefined || named["kind"] !== route.slot || last.kind !== route.slot || last.id !== named["id"]) return undefined;
+  return isOurs(stored(table.read(state, route.slot) as Entities, last.id), route.key) ? last.id : undefined;
+}
+
+/** Whether a stored message is one of ours: an entity without the key field (S36). */
+function isOurs(entity: unknown, key: string): boolean {
+  return isObject(entity) && !Object.hasOwn(entity, key);
+}
+
+/** S36: a fresh id of ours in `map`: `#n`, n the map's size plus one, or the next number free. */
+function ourId(map: Entities): string {
+  let n = map.size + 1;
+  while (map.has(`#${n}`)) n++;
+  return `#${n}`;
+}
+
+/**
+ * S36: the state where the wire id `id` names no message of ours: a message
+ * of ours under `id` moves to a fresh id of ours, keeping its timeline place
+ * (and the open slot's name of it).
+ */
+function renamed(table: SessionTable, from: State, route: AppendRoute, id: string, open: string): State {
+  const map = table.read(from, route.slot) as Entities;
+  const entity = stored(map, id);
+  if (!isOurs(entity, route.key)) return from;
+  const fresh = ourId(map);
+  const copy = ownState(table.copy(from));
+  table.write(copy, route.slot, map.without(id).with(fresh, entity));
+  const moved = (entry: TimelineEntry) => (entry.kind === route.slot && entry.id === id ? Object.freeze({ kind: route.slot, id: fresh }) : entry);
+  copy["timeline"] = ownTimeline((from["timeline"] as Timeline).map(moved));
+  const named = table.read(from, open);
+  if (isObject(named) && named["kind"] === route.slot && named["id"] === id) table.write(copy, open, Object.freeze({ kind: route.slot, id: fresh }));
+  return copy;
+}
+
+/**
+ * S36: the state after the client sent a prompt (`prompt`: its content
+ * blocks). v1 (`open`): a new user message of ours holding the blocks, which
+ * closes the open message. v2 (`tag`): the prompt as the user message
+ * `messageId` the agent's answer names, unless the agent echoed it already.
+ */
+export function recordPrompt<S>(table: SessionTable, state: S, prompt: unknown, messageId?: unknown): S {
+  const where = table.prompt;
+  if (where === undefined) return state;
+  const blocks = Array.isArray(prompt) ? prompt : [];
+  if (where.open === undefined) {
+    if (typeof messageId !== "string" || where.tag === undefined) return state;
+    const map = table.read(isOwnState(state) ? (state as State) : adoptState(table, state as State), where.slot) as Entities;
+    return map.has(messageId) ? state : reduce(table, state, { [table.tag]: where.tag, messageId, content: blocks });
+  }
+  const from = isOwnState(state) && PersistentMap.is(table.read(state as State, where.slot)) ? (state as State) : adoptState(table, state as State);
+  const map = table.read(from, where.slot) as Entities;
+  const id = ourId(map);
+  const entity = freezeJson({ content: blocks.map((block) => copyJson(block)) });
+  const copy = storeEntity(table, from, where.slot, map, id, entity, false) as JsonObject;
+  delete copy[where.open];
+  return copy as S;
+}
+
 /* ----- Saving and restoring a state ----- */
 
 /**
@@ -520,7 +641,9 @@ function readState<S>(table: SessionTable, json: unknown): Result<S> {
       if (Object.hasOwn(table.initial, slot)) issues.push({ path: pointer(slot), message: "missing: a session always has it" });
       continue;
     }
-    if (checkStored(table, table.stored[slot]!, json[slot], pointer(slot), issues)) state[slot] = frozenCopy(json[slot]);
+    if (slot === table.prompt?.open) {
+      if (checkOpen(table, state, slot, json[slot], issues)) state[slot] = frozenCopy(json[slot]);
+    } else if (checkStored(table, table.stored[slot]!, json[slot], pointer(slot), issues)) state[slot] = frozenCopy(json[slot]);
   }
   state["timeline"] = readTimeline(table, listed, json["timeline"], issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: ownState(table.copy(state)) as S };
@@ -547,7 +670,9 @@ function readMap(table: SessionTable, slot: string, value: unknown, listed: Map<
     if (ids.has(id)) return issues.push({ path: `${at}/0`, message: "duplicate id" });
     ids.add(id);
     if (!checkStored(table, as, entity, `${at}/1`, issues)) return;
-    if (as.id !== undefined && isObject(entity) && entity[as.id] !== id) return issues.push({ path: `${at}/1${pointer(as.id)}`, message: `must equal the entry's id ${JSON.stringify(id)}` });
+    // S36: a v1 message of ours has no key field; its id is the map's alone.
+    const keyed = as.record === undefined || (isObject(entity) && Object.hasOwn(entity, as.id ?? ""));
+    if (as.id !== undefined && keyed && isObject(entity) && entity[as.id] !== id) return issues.push({ path: `${at}/1${pointer(as.id)}`, message: `must equal the entry's id ${JSON.stringify(id)}` });
     entries.push([id, frozenCopy(entity)]);
   });
   return PersistentMap.from(entries);
@@ -616,18 +741,34 @@ function checkStored(table: SessionTable, as: StoredAs, value: unknown, path: st
   return report(table.validate(update), path, "", issues);
 }
 
-/** A plain `{ key, into: item[] }` record (v1 chunks): each item checked as the chunk that appended it. */
+/**
+ * A plain `{ key, into: item[] }` record (v1 chunks), or `{ into: item[] }` for a
+ * message of ours (S36): each item checked as the chunk that appended it.
+ */
 function checkRecord(table: SessionTable, as: StoredAs, record: NonNullable<StoredAs["record"]>, value: unknown, path: string, issues: Issue[]): boolean {
   const items = isObject(value) ? value[record.into] : undefined;
-  if (!isObject(value) || typeof value[record.key] !== "string" || !Array.isArray(items) || Object.keys(value).length !== 2) {
-    issues.push({ path, message: `expected { ${record.key}: string, ${record.into}: [...] }` });
+  const keyed = isObject(value) && Object.hasOwn(value, record.key);
+  if (!isObject(value) || (keyed && typeof value[record.key] !== "string") || !Array.isArray(items) || Object.keys(value).length !== (keyed ? 2 : 1)) {
+    issues.push({ path, message: `expected { ${record.key}: string, ${record.into}: [...] } or, for a message without an id, { ${record.into}: [...] }` });
     return false;
   }
   return items.every((item, i) => {
-    const chunk: JsonObject = { [table.tag]: as.tag, [record.key]: value[record.key] };
+    const chunk: JsonObject = { [table.tag]: as.tag };
+    if (keyed) put(chunk, record.key, value[record.key]);
     put(chunk, record.item, item);
     return report(table.validate(chunk), `${path}${pointer(record.into)}/${i}`, pointer(record.item), issues);
   });
+}
+
+/** S36: a saved open-message slot names, as `{ kind, id }`, a message of ours in a map already read into `state`. */
+function checkOpen(table: SessionTable, state: JsonObject, slot: string, value: unknown, issues: Issue[]): boolean {
+  const kind = isObject(value) ? value["kind"] : undefined;
+  const id = isObject(value) ? value["id"] : undefined;
+  const as = typeof kind === "string" && table.maps.includes(kind) ? table.stored[kind] : undefined;
+  const map = typeof kind === "string" ? state[kind] : undefined;
+  if (isObject(value) && Object.keys(value).length === 2 && as?.record !== undefined && typeof id === "string" && PersistentMap.is(map) && isOurs(stored(map, id), as.record.key)) return true;
+  issues.push({ path: pointer(slot), message: "expected { kind, id } naming a message without an id of a map of messages" });
+  return false;
 }
 
 /** Adds a validation result's issues, re-rooted from the rebuilt update (`prefix` dropped) to `path`. */

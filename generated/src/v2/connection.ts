@@ -7,7 +7,7 @@ import type { Transport } from "../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parseOwned from "./parse-owned.js";
 import * as parse from "./parse.js";
-import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
+import { type SessionState, emptySessionState, reducePrompt, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
 
@@ -262,8 +262,10 @@ export type { SessionListener, SessionStore } from "../runtime/session-store.js"
  * Passed as the handler itself, it keeps the connection's decoded updates without a copy (`reduceSessionOwned`: nobody
  * else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.
  * As the handler it also learns, in line order, permission requests' tool calls (S4) and the first lists of the results
- * that open sessions (S20); `permission(request)` applies a tool call itself.
+ * that open sessions (S20), and records each `session/prompt` it sends as a user message (S36, `reducePrompt`:
+ * on v1 as it is sent, on v2 when its answer names the message, unless the agent echoed it);
+ * `permission(request)` applies a tool call itself.
  */
 export function createSessionStore(): SessionStore<SessionState, T.UpdateSessionNotification, T.RequestPermissionRequest> {
-  return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate", { permission: "session/request_permission", opening: { "session/new": "result", "session/resume": "params" } });
+  return sessionStore(emptySessionState, reduceSession, reduceSessionOwned, "sessionUpdate", { permission: "session/request_permission", opening: { "session/new": "result", "session/resume": "params" }, prompt: { method: "session/prompt", at: "response" } }, reducePrompt);
 }

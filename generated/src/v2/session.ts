@@ -4,7 +4,7 @@
 import { finish } from "../runtime/decode.js";
 import * as rt from "../runtime/patch.js";
 import type { Result } from "../runtime/result.js";
-import { type SessionTable, appendItem, emptyState, fromJson, reduce, toJson, uniformRoute, upsertEntity } from "../runtime/session.js";
+import { type SessionTable, appendItem, emptyState, fromJson, recordPrompt, reduce, toJson, uniformRoute, upsertEntity } from "../runtime/session.js";
 import * as apply from "./apply.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -262,6 +262,7 @@ const TABLE: SessionTable = {
   lists: ["notices", "custom"],
   singletons: ["state", "availableCommands", "configOptions", "info", "usage"],
   initial: { state: { state: "idle" } },
+  prompt: { slot: "userMessages", tag: "user_message" },
   stored: {
     toolCalls: { tag: "tool_call_update", id: "toolCallId" },
     userMessages: { tag: "user_message", id: "messageId" },
@@ -394,4 +395,13 @@ export function sessionStateToJSON(state: SessionState): SessionStateJson {
  */
 export function sessionStateFromJSON(json: unknown): Result<SessionState> {
   return fromJson(TABLE, json);
+}
+
+/**
+ * S36: the state after the agent answered `request` (`session/prompt`) with `response`: the prompt's content
+ * blocks as the user message `response.messageId`, unless the agent's `user_message` echo stored it already
+ * (then the state is returned as it is). Call it when the answer comes; `createSessionStore()` does.
+ */
+export function reducePrompt(state: SessionState, request: T.PromptRequest, response: T.PromptResponse): SessionState {
+  return recordPrompt(TABLE, state, request.prompt, response.messageId);
 }

@@ -4,7 +4,7 @@
 import { finish } from "../../runtime/decode.js";
 import * as rt from "../../runtime/patch.js";
 import type { Result } from "../../runtime/result.js";
-import { type SessionTable, appendItem, emptyState, fromJson, reduce, toJson, uniformRoute, upsertEntity } from "../../runtime/session.js";
+import { type SessionTable, appendItem, emptyState, fromJson, recordPrompt, reduce, toJson, uniformRoute, upsertEntity } from "../../runtime/session.js";
 import * as apply from "./apply.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -57,15 +57,15 @@ export interface SessionState {
   /**
    * Entities by id, in order of first appearance. Written by `user_message_chunk`.
    */
-  readonly userMessages: ReadonlyMap<string, { messageId: string; content: T.ContentChunk["content"][] }>;
+  readonly userMessages: ReadonlyMap<string, { messageId?: string; content: T.ContentChunk["content"][] }>;
   /**
    * Entities by id, in order of first appearance. Written by `agent_message_chunk`.
    */
-  readonly agentMessages: ReadonlyMap<string, { messageId: string; content: T.ContentChunk["content"][] }>;
+  readonly agentMessages: ReadonlyMap<string, { messageId?: string; content: T.ContentChunk["content"][] }>;
   /**
    * Entities by id, in order of first appearance. Written by `agent_thought_chunk`.
    */
-  readonly agentThoughts: ReadonlyMap<string, { messageId: string; content: T.ContentChunk["content"][] }>;
+  readonly agentThoughts: ReadonlyMap<string, { messageId?: string; content: T.ContentChunk["content"][] }>;
   /**
    * Entities by id, in order of first appearance. Written by `session_message`, `session_message_chunk`.
    */
@@ -111,6 +111,12 @@ export interface SessionState {
    */
   readonly usage?: T.UsageUpdate;
   /**
+   * S36: the message that chunks without a `messageId` append to: the last one such a chunk started,
+   * open while it is the newest timeline entry. Those messages are stored without `messageId`, under
+   * ids of the reducer's own (`#1`, `#2`, ... per map) that no wire id shares. Absent when none was started.
+   */
+  readonly openMessage?: SessionTimelineEntry;
+  /**
    * In arrival order. Written by `notice`.
    */
   readonly notices: readonly T.Notice[];
@@ -131,9 +137,9 @@ export interface SessionState {
  */
 export interface SessionStateJson {
   toolCalls: [string, T.ToolCall][];
-  userMessages: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
-  agentMessages: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
-  agentThoughts: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
+  userMessages: [string, { messageId?: string; content: T.ContentChunk["content"][] }][];
+  agentMessages: [string, { messageId?: string; content: T.ContentChunk["content"][] }][];
+  agentThoughts: [string, { messageId?: string; content: T.ContentChunk["content"][] }][];
   sessionMessages: [string, T.SessionMessage][];
   terminals: [string, never][];
   compactions: [string, T.CompactionUpdate][];
@@ -145,6 +151,7 @@ export interface SessionStateJson {
   configOptions?: T.ConfigOptionUpdate["configOptions"];
   info?: T.SessionInfoUpdate;
   usage?: T.UsageUpdate;
+  openMessage?: SessionTimelineEntry;
   notices: T.Notice[];
   custom: never[];
   timeline: SessionTimelineEntry[];
@@ -161,6 +168,7 @@ function copyState(state: SessionState): Record<string, unknown> {
   if (state.configOptions !== undefined) copy.configOptions = state.configOptions;
   if (state.info !== undefined) copy.info = state.info;
   if (state.usage !== undefined) copy.usage = state.usage;
+  if (state.openMessage !== undefined) copy.openMessage = state.openMessage;
   return copy;
 }
 
@@ -199,6 +207,8 @@ function readSlot(state: Record<string, unknown>, slot: string): unknown {
       return state.info;
     case "usage":
       return state.usage;
+    case "openMessage":
+      return state.openMessage;
     case "notices":
       return state.notices;
     case "custom":
@@ -258,6 +268,9 @@ function writeSlot(state: Record<string, unknown>, slot: string, value: unknown)
     case "usage":
       state.usage = value;
       return;
+    case "openMessage":
+      state.openMessage = value;
+      return;
     case "notices":
       state.notices = value;
       return;
@@ -272,9 +285,9 @@ function writeSlot(state: Record<string, unknown>, slot: string, value: unknown)
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
-    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
-    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
-    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content", positional: true })],
+    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content", positional: true })],
+    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content", positional: true })],
     ["tool_call", uniformRoute({ op: "put", slot: "toolCalls", key: "toolCallId" })],
     ["tool_call_update", uniformRoute({ op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", creates: { title: "" } })],
     ["plan", uniformRoute({ op: "put", slot: "plan" })],
@@ -294,8 +307,9 @@ const TABLE: SessionTable = {
   ]),
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
-  singletons: ["plan", "availableCommands", "mode", "configOptions", "info", "usage"],
+  singletons: ["plan", "availableCommands", "mode", "configOptions", "info", "usage", "openMessage"],
   initial: {},
+  prompt: { slot: "userMessages", open: "openMessage" },
   stored: {
     toolCalls: { tag: "tool_call", id: "toolCallId" },
     userMessages: { tag: "user_message_chunk", id: "messageId", record: { key: "messageId", item: "content", into: "content" } },
@@ -416,4 +430,13 @@ export function sessionStateToJSON(state: SessionState): SessionStateJson {
  */
 export function sessionStateFromJSON(json: unknown): Result<SessionState> {
   return fromJson(TABLE, json);
+}
+
+/**
+ * S36: the state after the client sent `request` (`session/prompt`): its content blocks as a new user
+ * message under an id of the reducer's own, which closes the open message (`openMessage`), so the reply
+ * to this prompt never joins the previous one. Call it as the prompt is sent; `createSessionStore()` does.
+ */
+export function reducePrompt(state: SessionState, request: T.PromptRequest): SessionState {
+  return recordPrompt(TABLE, state, request.prompt);
 }
