@@ -31,13 +31,15 @@ const v2Client: v2.ClientHandlers = {
 };
 
 const clientInfo = { name: "versions-client", version: "1.0.0" };
-const connecting: Promise<NegotiatedAgent> =
-  only === "--v1"
-    ? connectVersions(transport, { v1: v1Client }, { clientInfo })
-    : only === "--v2"
-      ? connectVersions(transport, { v2: v2Client }, { info: clientInfo })
-      : connectVersions(transport, { v1: v1Client, v2: v2Client }, { info: clientInfo });
-const agent = await connecting;
+
+/** Connects offering the versions the flag asks for (both by default). */
+function negotiate(): Promise<NegotiatedAgent> {
+  if (only === "--v1") return connectVersions(transport, { v1: v1Client }, { clientInfo });
+  if (only === "--v2") return connectVersions(transport, { v2: v2Client }, { info: clientInfo });
+  return connectVersions(transport, { v1: v1Client, v2: v2Client }, { info: clientInfo });
+}
+
+const agent = await negotiate();
 
 /** One turn in the negotiated version; the stop reason. */
 async function turn(): Promise<{ name: string | undefined; stopReason: string }> {
