@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { serveVersions } from "../generated/src/negotiate/index.js";
 import * as v1 from "../generated/src/v1/index.js";
 import * as v2 from "../generated/src/v2/index.js";
+import type { Peer } from "../generated/src/runtime/connection.js";
 import { median } from "./harness.js";
 
 const { values } = parseArgs({ options: { trips: { type: "string", default: "20000" }, updates: { type: "string", default: "200000" }, rounds: { type: "string", default: "5" } } });
@@ -81,15 +82,15 @@ async function measure(setup: Setup): Promise<{ trips: number; updates: number }
   let allReceived: () => void = () => {};
   setup.start(agentEnd);
   const onUpdate = () => void (++received === UPDATES && allReceived());
-  const agent = setup.version === 2 ? v2.connectClient(clientEnd, { "session/update": onUpdate }) : v1.connectClient(clientEnd, { "session/update": onUpdate });
-  await agent.request("initialize", { protocolVersion: setup.version, info: { name: "bench", version: "1" } } as never);
+  const agent: Peer<any, any> = setup.version === 2 ? v2.connectClient(clientEnd, { "session/update": onUpdate }) : v1.connectClient(clientEnd, { "session/update": onUpdate });
+  await agent.request("initialize", { protocolVersion: setup.version, info: { name: "bench", version: "1" } } );
   const params = { cwd: "/", mcpServers: [] };
   let started = performance.now();
-  for (let i = 0; i < TRIPS; i++) await agent.request("session/new", params as never);
+  for (let i = 0; i < TRIPS; i++) await agent.request("session/new", params );
   const trips = TRIPS / ((performance.now() - started) / 1000);
   const all = new Promise<void>((resolve) => (allReceived = resolve));
   started = performance.now();
-  await agent.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "go" }] } as never);
+  await agent.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "go" }] } );
   await all;
   const updates = UPDATES / ((performance.now() - started) / 1000);
   agent.close();

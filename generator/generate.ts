@@ -89,7 +89,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
     const context = { runtime: "runtime", packageName: PACKAGE_NAME };
     const additions = { packageJson: extras.flatMap((e) => e.packageJson ?? []), readme: extras.flatMap((e) => e.readme?.(context) ?? []) };
     files.push(...emitPackage({ irs: models, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: packageModules(emitters), sdk: lock, additions }), emitCheckerBin(models, GENERATOR_VERSION));
-    if (hasNegotiation(models.map((m) => m.surface))) files.push(emitNegotiate());
+    if (hasNegotiation(models.map((m) => m.surface))) files.push(emitNegotiate(GENERATOR_VERSION));
   }
   return files;
 }

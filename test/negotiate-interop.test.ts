@@ -45,6 +45,12 @@ function turn(version: number, agent: string) {
   return { version, agent, reply: "You said: hello agent", stopReason: "end_turn" };
 }
 
+/** The text of a content block (the SDK's v1 types leave an update's content open). */
+function textOf(content: unknown): string {
+  const { type, text } = (content ?? {}) as { type?: unknown; text?: unknown };
+  return type === "text" && typeof text === "string" ? text : "";
+}
+
 const SDK_ROUTER = "npx tsx test/interop/sdk-router-agent.ts";
 
 describe("our client (examples/versions-client.ts)", () => {
@@ -71,7 +77,7 @@ describe(`our router (${NEGOTIATE_COMMANDS.agent}) with the SDK's clients`, () =
     const app = sdkV1
       .client({ name: "sdk-v1-client" })
       .onNotification("session/update", async ({ params }) => {
-        if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") replies.push(params.update.content.text);
+        if (params.update.sessionUpdate === "agent_message_chunk") replies.push(textOf(params.update.content));
       });
     const stream = sdkV1.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
     const outcome = await app.connectWith(stream, async (agent) => {
@@ -92,7 +98,7 @@ describe(`our router (${NEGOTIATE_COMMANDS.agent}) with the SDK's clients`, () =
       .client({ name: "sdk-client" })
       .onNotification("session/update", async ({ params }) => {
         const update = params.update;
-        if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") replies.push(update.content.text);
+        if (update.sessionUpdate === "agent_message_chunk") replies.push(textOf(update.content));
         if (update.sessionUpdate === "state_update" && update.state === "idle" && "stopReason" in update && typeof update.stopReason === "string") turnEnded(update.stopReason);
       });
     const stream = sdkV2.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
