@@ -17,6 +17,7 @@ import { emitConnection } from "./emit/connection.js";
 import { emitSession } from "./emit/session.js";
 import { STANDARD_EMITTER } from "./emit/standard.js";
 import { emitCheckerBin } from "./emit/checker-bin.js";
+import { emitNegotiate, hasNegotiation } from "./emit/negotiate.js";
 import { runtimeDirFrom } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
@@ -88,6 +89,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
     const context = { runtime: "runtime", packageName: PACKAGE_NAME };
     const additions = { packageJson: extras.flatMap((e) => e.packageJson ?? []), readme: extras.flatMap((e) => e.readme?.(context) ?? []) };
     files.push(...emitPackage({ irs: models, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: packageModules(emitters), sdk: lock, additions }), emitCheckerBin(models, GENERATOR_VERSION));
+    if (hasNegotiation(models.map((m) => m.surface))) files.push(emitNegotiate(GENERATOR_VERSION));
   }
   return files;
 }

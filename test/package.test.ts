@@ -78,6 +78,7 @@ describe("the package", () => {
     expect(namespaces.map((n) => n.name)).toEqual(expect.arrayContaining(["parse", "validate"]));
     expect(Object.keys(manifest.exports)).toEqual([
       ...SURFACES.flatMap((s) => [`./${s.surface}`, ...namespaces.map((n) => `./${s.surface}/${n.name}`)]),
+      "./negotiate",
       ...SURFACES.map((s) => `./schema/${s.file}`),
       "./package.json",
     ]);
@@ -86,6 +87,7 @@ describe("the package", () => {
       expect(manifest.exports[`./${surface}`]).toEqual(target(`${surface}/index`));
       for (const n of namespaces) expect(manifest.exports[`./${surface}/${n.name}`]).toEqual(target(`${surface}/${n.module}`));
     }
+    expect(manifest.exports["./negotiate"]).toEqual(target("negotiate/index"));
     // `toEqual` ignores key order; resolution does not.
     for (const conditions of Object.values(manifest.exports)) if (typeof conditions === "object") expect(Object.keys(conditions as object)).toEqual(["types", "default"]);
   });
@@ -239,7 +241,7 @@ describe("a strict consumer project that installs the tarball", () => {
   it("installed the tarball, not a link", () => {
     const manifest = JSON.parse(readFileSync(join(consumer, "package.json"), "utf8"));
     expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:.*\.tgz$/);
-    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["bin", "runtime", "v1", "v2"]);
+    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["bin", "negotiate", "runtime", "v1", "v2"]);
   });
 
   const matrix = TYPESCRIPTS.flatMap((ts) => MODULE_MODES.map((mode) => [ts, mode] as const));

@@ -8,6 +8,7 @@ import type { SurfaceModel } from "../model.js";
 import { namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
 import { SDK_ENTRY, sdkExceptions } from "./package-sdk-compat.js";
 import { checkerReadmeSection } from "./checker-bin.js";
+import { hasNegotiation, NEGOTIATE_ENTRY } from "./negotiate.js";
 import { standardReadmeSection } from "./standard.js";
 
 /**
@@ -99,10 +100,20 @@ function entryPoints(irs: readonly SchemaIR[]): string {
 | --- | --- | --- | --- |
 ${rows.join("\n")}
 
-Unstable items are marked \`@experimental\` in their documentation. The schema files are the exact files the code was
+${negotiation(irs)}Unstable items are marked \`@experimental\` in their documentation. The schema files are the exact files the code was
 generated from:
 
 ${hashes.join("\n")}
+`;
+}
+
+/** The line on \`acp-bindings/negotiate\`, when the package has it. */
+function negotiation(irs: readonly SchemaIR[]): string {
+  if (!hasNegotiation(irs.map((ir) => ir.surface))) return "";
+  return `\`${PACKAGE_NAME}/${NEGOTIATE_ENTRY}\` serves and speaks ACP v1 and v2 on one connection, the version chosen at \`initialize\`:
+\`serveVersions(transport, { v1, v2 })\` for an agent, \`connectVersions(transport, { v1, v2 }, params)\` for a client, which
+resolves to \`{ version: 1, peer } | { version: 2, peer }\`, each peer that surface's.
+
 `;
 }
 

@@ -13,6 +13,7 @@ import { BUILD_DIR, type OutputFile } from "../output.js";
 import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageJsonAdditions, type PackageModule } from "./package-layout.js";
 import { emitPackageReadme } from "./package-readme.js";
 import { CHECKER_BIN } from "./checker-bin.js";
+import { hasNegotiation, NEGOTIATE_ENTRY, NEGOTIATE_MODULE } from "./negotiate.js";
 import { STANDARD_MODULES } from "./standard.js";
 
 // Kept here for the benchmarks and tests that name the package.
@@ -109,6 +110,7 @@ function exportsMap(irs: readonly SchemaIR[], modules: readonly PackageModule[])
     map[`./${surface}`] = target(entryModule(surface));
     for (const { name, module } of [...namespaceModules(modules), ...STANDARD_MODULES]) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
   }
+  if (hasNegotiation(irs.map((ir) => ir.surface))) map[`./${NEGOTIATE_ENTRY}`] = target(`${BUILD_DIR}/${NEGOTIATE_MODULE}`);
   for (const ir of irs) map[`./${schemaPath(ir)}`] = `./${schemaPath(ir)}`;
   map["./package.json"] = "./package.json";
   return map;

@@ -83,6 +83,7 @@ const CONNECTION = "test/interop.test.ts";
 const UPDATE_TEST = "test/update.test.ts";
 const UPDATES_THIS_CHECKOUT = "takes the newest release into this checkout and runs `npm test`, the suite itself; the update is run from the fixtures (--from-dir) and its --check form against the registry";
 const PARSE_BENCH = "test/parse-bench.test.ts";
+const NEGOTIATE = "test/negotiate-interop.test.ts";
 
 /** Every README command and how it is covered. */
 export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
@@ -111,6 +112,13 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },
   "npx tsx bench/connection.bench.ts": { quick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500" },
   "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500": { ranBy: "test/connection-readme.test.ts", via: "CONNECTION_COMMANDS.benchQuick" },
+  "npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.agent" },
+  "npx tsx examples/versions-client.ts npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.client" },
+  "npx tsx examples/versions-client.ts --v1 npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.clientV1" },
+  "npx tsx examples/versions-client.ts npx tsx test/interop/sdk-router-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.clientOnSdkRouter" },
+  "npx tsx examples/versions-client.ts npx tsx test/interop/sdk-agent-v1.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.clientOnSdkV1Agent" },
+  "npx tsx bench/negotiate.bench.ts": { quick: "npx tsx bench/negotiate.bench.ts --trips 200 --updates 2000 --rounds 1" },
+  "npx tsx bench/negotiate.bench.ts --trips 200 --updates 2000 --rounds 1": { ranBy: "test/negotiate-bench.test.ts", via: "NEGOTIATE_COMMANDS.benchQuick" },
   "npm run release": { notRun: "publishes to the npm registry; its dry run is run" },
   // The same script; `--silent` only turns off npm's banner.
   "npm run pack": { ranBy: "test/consumer/harness.ts", via: '"npm", ["run", "--silent", "pack"]' },
