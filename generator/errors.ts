@@ -6,6 +6,8 @@
  *   be read, parsed or recognised; it names the file and a JSON pointer (or
  *   line:column for JSON syntax errors).
  * - `UsageError`: a command line the CLI cannot act on.
+ * - `UpdateStepError`: a step of `acp-codegen update` that failed (everything
+ *   it touched restored); it names the step and what to edit before rerunning.
  * - a file-system error on a path the user named (`isFileSystemError`).
  */
 
@@ -32,6 +34,28 @@ export class UsageError extends Error {
     super(message);
     this.name = "UsageError";
   }
+}
+
+/**
+ * The failure of one step of `acp-codegen update`: which step, what went
+ * wrong, and what a person edits or checks before running it again.
+ */
+export class UpdateStepError extends Error {
+  constructor(
+    /** The step's name, as the progress lines print it (`fetch`, `generate`, `test`, ...). */
+    readonly step: string,
+    message: string,
+    /** The file or table entry to edit, or what to check, before running the update again. */
+    readonly fix: string,
+  ) {
+    super(message);
+    this.name = "UpdateStepError";
+  }
+}
+
+/** The message of a thrown value. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A missing, unreadable or unwritable path given on the command line (or implied by it), or a full or busy disk under it. */

@@ -56,7 +56,7 @@ describe("our server, sent hostile lines", () => {
   async function post(body: Uint8Array | string, connectionId?: string): Promise<{ status: number; text: string; connectionId: string | null }> {
     const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (connectionId !== undefined) headers["Acp-Connection-Id"] = connectionId;
-    const response = await served.acp.handle(new Request(served.url, { method: "POST", headers, body: typeof body === "string" ? body : new Blob([body]) }) as never);
+    const response = await served.acp.handle(new Request(served.url, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) }) as never);
     const text = response.body === null ? "" : await new Response(response.body as never).text();
     return { status: response.status, text, connectionId: response.headers.get("acp-connection-id") };
   }

@@ -11,7 +11,7 @@ import { basename, join, resolve } from "node:path";
 import { LOCK_FILE, SDK_PACKAGE, sha256File, type SchemaLock } from "../schema-sync.js";
 import { SURFACES } from "../surfaces.js";
 import { parseVersion } from "./policy.js";
-import { messageOf, UpdateStepError } from "./step-error.js";
+import { messageOf, UpdateStepError } from "../errors.js";
 
 /** A release's schemas on disk. */
 export interface ReleaseSource {

@@ -13,7 +13,7 @@ import { cpSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SEMANTICS_FILE } from "../overlay.js";
 import { VARIANT_NAMES_FILE } from "../naming.js";
-import { UpdateStepError } from "./step-error.js";
+import { UpdateStepError } from "../errors.js";
 
 /** Every path (relative to the project root) the update may write. */
 export const TOUCHED_PATHS = ["schema", "generated", "package.json", "package-lock.json"] as const;

@@ -35,7 +35,7 @@ import { formatReport } from "../diff/format.js";
 import { LOCK_FILE, SDK_PACKAGE, syncSchemasFrom } from "../schema-sync.js";
 import { chooseBump, compareVersions, nextVersion, type Bump } from "./policy.js";
 import { fetchFromRegistry, fromDirectory, fromTarball, resolveVersion, type ReleaseSource } from "./source.js";
-import { messageOf, UpdateStepError } from "./step-error.js";
+import { messageOf, UpdateStepError } from "../errors.js";
 import { assertClean, restoreSnapshot, takeSnapshot, type Snapshot } from "./transaction.js";
 
 /** Where the update prints: stdout for the summary, stderr for progress and errors. */
