@@ -35,7 +35,7 @@ describe("npx acp-bindings check", () => {
     expect(COMMANDS.length).toBe(3);
     const [text, json, stable] = runCommands(await captureSdkSession());
     for (const r of [text, json, stable]) expect(r!.code, `${r!.command}\n${r!.stdout}${r!.stderr}`).toBe(0);
-    expect(text!.stdout).toContain("0 violation(s), 0 protocol error(s), 0 tolerant drop(s)");
+    expect(text!.stdout).toContain("0 violation(s), 0 protocol error(s), 0 rejected by a tolerant peer, 0 tolerant drop(s)");
     expect(text!.stdout).toContain("session sess-1: messages 1 user, 1 agent, 1 thought; tool calls 1 completed, 1 in_progress; plan 2 entries; stop reason end_turn");
     expect(JSON.parse(json!.stdout)).toMatchObject({ surface: "v1/unstable", errors: 0, sessions: [{ sessionId: "sess-1", stopReason: "end_turn" }] });
     expect(stable!.stdout).toContain("on v1:");

@@ -88,7 +88,30 @@ describe("one bad transcript per check", () => {
   it("strict violation, with the pointer into the message", () => {
     expect(findings([...OPENING, update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: 5 } })])).toEqual([
       [6, "violation", "/params/update/content/text"],
-      [6, "dropped", "/params/update/content/text"], // a tolerant peer rejects the whole notification
+      [6, "rejected", "/params/update/content/text"], // a tolerant peer rejects the whole notification
+    ]);
+  });
+
+  it("a message a tolerant peer rejects outright is an error of its own, not counted among the tolerant drops", () => {
+    const lines = [...OPENING, update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: 5 } })];
+    const report = checkTraffic(lines, V1, "v1/unstable");
+    expect(report.findings.find((f) => f.kind === "rejected")?.message).toMatch(/^a tolerant peer rejects the whole SessionNotification: /);
+    expect(report.errors).toBe(2); // the violation and the rejection
+    const summary = run(["check", "t.ndjson"], { "v1/unstable": V1 }, () => new TextEncoder().encode(lines.join("\n"))).output.split("\n").find((l) => l.startsWith("6 line(s)"));
+    expect(summary).toBe("6 line(s) on v1/unstable: 1 violation(s), 0 protocol error(s), 1 rejected by a tolerant peer, 0 tolerant drop(s)");
+  });
+
+  it("a rejected tool_call is reported once: its later updates are not also \"before it exists\"", () => {
+    const lines = [
+      ...OPENING,
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: 5 }),
+      update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }),
+      update({ sessionUpdate: "tool_call_update", toolCallId: "t2", status: "completed" }),
+    ];
+    expect(findings(lines)).toEqual([
+      [6, "violation", "/params/update/title"],
+      [6, "rejected", "/params/update/title"],
+      [8, "protocol", "/params/update/toolCallId"], // t2 was never created at all
     ]);
   });
 
@@ -203,7 +226,7 @@ describe("command line", () => {
     const latin = Uint8Array.from([...bytes(`${OPENING[0]}\n{"jsonrpc":"2.0","method":"_x","params":{"a":"`), 0xe9, 0xff, ...bytes('"}}\n')]);
     const outcome = run(["check", "latin.ndjson"], surfaces, () => latin);
     expect(outcome.code).toBe(1);
-    expect(outcome.output).toBe("line 2: violation (message): not UTF-8 text (JSON exchanged between systems must be UTF-8)\n2 line(s) on v1/unstable: 1 violation(s), 0 protocol error(s), 0 tolerant drop(s)\n");
+    expect(outcome.output).toBe("line 2: violation (message): not UTF-8 text (JSON exchanged between systems must be UTF-8)\n2 line(s) on v1/unstable: 1 violation(s), 0 protocol error(s), 0 rejected by a tolerant peer, 0 tolerant drop(s)\n");
     // Valid UTF-8, U+FFFD included, is text.
     expect(findings([line({ method: "_x", params: { a: "\u00e9\ufffd" } })].map(bytes))).toEqual([]);
   });

@@ -30,10 +30,12 @@ npx ${packageName} check session.ndjson              # one JSON-RPC message per 
 npx ${packageName} check session.ndjson --format json --surface v2/unstable
 \`\`\`
 
-Reports, per line, strict violations with JSON pointers, what a tolerant peer silently drops, and protocol errors (a
-response to no request, a duplicate id, an update for a session never created, a tool call updated before it exists, turn
-updates after the prompt was answered), then the reduced state of each session: messages, tool calls by status, plan,
-stop reason. A line that is not UTF-8 is a violation. Exit code 1 on violations or protocol errors, 2 on bad usage, 141
+Reports, per line, strict violations with JSON pointers, messages a tolerant peer rejects outright, what a tolerant
+peer silently drops, and protocol errors (a response to no request, a duplicate id, an update for a session never
+created, a tool call updated before it exists (not for a call whose creating update was rejected: that is reported
+once), turn updates after the prompt was answered), then the reduced state of each session: messages, tool calls by
+status, plan, stop reason. A line that is not UTF-8 is a violation. Exit code 1 on violations, rejections or protocol
+errors (drops alone are not errors), 2 on bad usage, 141
 when the reader of the output goes away (\`| head -1\`). \`--surface\` defaults to the unstable surface of the
 \`initialize\` request's \`protocolVersion\` (the newest unstable surface for a version the package lacks).
 `;

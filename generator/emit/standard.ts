@@ -14,10 +14,17 @@ import { block, code, doc, GeneratedFile, name } from "../code.js";
 import type { Def } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 
-/** The Standard Schema modules: their subpath under a surface, file and the namespace they check with. */
+/** The Standard Schema modules: their subpath under a surface, file, the namespace they check with and the runtime factory that calls it. */
 export const STANDARD_MODULES = [
-  { name: "standard", module: "standard/strict", check: "validate", doc: "strict: `validate.X`, returns the input itself when valid" },
-  { name: "standard-tolerant", module: "standard/tolerant", check: "parse", doc: "tolerant: `parse.X`, returns a fresh decoded value" },
+  {
+    name: "standard",
+    module: "standard/strict",
+    check: "validate",
+    factory: "strictStandardSchema",
+    via: (type: string) => `validate.${type}(value, { all: true })`,
+    doc: "strict: `validate.X` with `{ all: true }` (every issue, in document order), returns the input itself when valid",
+  },
+  { name: "standard-tolerant", module: "standard/tolerant", check: "parse", factory: "standardSchema", via: (type: string) => `parse.${type}(value)`, doc: "tolerant: `parse.X`, returns a fresh decoded value" },
 ] as const;
 
 const JSON_SCHEMA_MODULE = "standard/json-schema";
@@ -43,7 +50,7 @@ function standardModule(model: SurfaceModel, m: (typeof STANDARD_MODULES)[number
   const types = f.importAll("../types.js", "T", { type: true });
   const check = f.importAll(`../${m.check}.js`, "check");
   const json = f.importAll("./json-schema.js", "json");
-  const standardSchema = f.import(`${runtime}/standard.js`, "standardSchema");
+  const factory = f.import(`${runtime}/standard.js`, m.factory);
   const schemaType = f.import(`${runtime}/standard.js`, "AcpStandardSchema", { type: true });
   f.print(
     doc([
@@ -55,7 +62,7 @@ function standardModule(model: SurfaceModel, m: (typeof STANDARD_MODULES)[number
   for (const def of model.defs) {
     const type = name(def.name);
     f.print(
-      code`${doc([`Standard Schema of \`${def.name}\` (${m.check}.${def.name}).`])}export const ${type}: ${schemaType}<${types}.${type}> = /* @__PURE__ */ ${standardSchema}(${check}.${type}, ${schemaKey(def)}, ${json}.${type});`,
+      code`${doc([`Standard Schema of \`${def.name}\` (\`${m.via(def.name)}\`).`])}export const ${type}: ${schemaType}<${types}.${type}> = /* @__PURE__ */ ${factory}(${check}.${type}, ${schemaKey(def)}, ${json}.${type});`,
     );
   }
   return f.toString();
@@ -107,7 +114,8 @@ export function standardReadmeSection(packageName: string, surface: string): str
   return `## Standard Schema
 
 \`${packageName}/<surface>/standard\` exports, for every type \`X\`, a [Standard Schema](https://standardschema.dev) V1 object
-that checks with \`validate.X\`; \`${packageName}/<surface>/standard-tolerant\` the same with \`parse.X\`. Hand them to any
+that checks with \`validate.X\` and reports every issue, in document order, as \`validate.X(value, { all: true })\` does (a
+form shows them all at once); \`${packageName}/<surface>/standard-tolerant\` the same with \`parse.X\`. Hand them to any
 library that takes a Standard Schema. Issues carry the Standard \`path\` and \`pointer\`, a JSON pointer. Each object is also a
 Standard JSON Schema V1: \`~standard.jsonSchema.input({ target: "draft-2020-12" })\` returns the type's JSON Schema (other
 targets throw, as that spec asks).

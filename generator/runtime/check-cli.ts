@@ -24,16 +24,17 @@ export const EXIT_BROKEN_PIPE = 141;
 export const USAGE = `usage: acp-bindings check <file.ndjson | -> [--surface S] [--format text|json]
 
 Checks a captured ACP session, one JSON-RPC message per line ("-" reads stdin):
-strict violations with JSON pointers, what a tolerant peer silently drops,
-protocol errors, and a summary of the reduced session state.
+strict violations with JSON pointers, messages a tolerant peer rejects, what a
+tolerant peer silently drops, protocol errors, and a summary of the reduced
+session state.
 
   --surface S   v1, v1/unstable, v2 or v2/unstable (default: from the initialize
                 request's protocolVersion, unstable; v1/unstable without one,
                 the newest unstable surface for a version this package lacks)
   --format F    text (default) or json
 
-Exit codes: 0 clean, 1 violations or protocol errors (a line that is not UTF-8
-is a violation), 2 bad usage or unreadable input, 141 when the reader of the
+Exit codes: 0 clean (drops alone are not errors), 1 violations, rejections or
+protocol errors (a line that is not UTF-8 is a violation), 2 bad usage or unreadable input, 141 when the reader of the
 output goes away (\`| head\`).
 `;
 

@@ -1,4 +1,4 @@
-import { put } from "./decode.js";
+import { put, type ValidateOptions } from "./decode.js";
 import type { Result } from "./result.js";
 
 /*
@@ -78,6 +78,17 @@ export function standardSchema<T>(check: (value: unknown) => Result<T>, key: str
       jsonSchema: { input: jsonSchema, output: jsonSchema },
     },
   };
+}
+
+/** What a strict Standard schema asks of `validate.X`: every issue, in document order (a form shows them all at once). */
+const ALL_ISSUES: ValidateOptions = { all: true };
+
+/**
+ * The strict Standard schema of one type: `validate` is `validate.X`, called with
+ * `{ all: true }`, so an invalid value reports every issue, not only the first.
+ */
+export function strictStandardSchema<T>(validate: (value: unknown, options?: ValidateOptions) => Result<T>, key: string, addDefs: (defs: JsonSchemaDefs) => void): AcpStandardSchema<T> {
+  return standardSchema((value) => validate(value, ALL_ISSUES), key, addDefs);
 }
 
 /**

@@ -8,8 +8,9 @@ import { describeJson } from "./describe.js";
 /*
  * The traffic checker behind `npx acp-bindings check`: reads a captured ACP
  * session (one JSON-RPC message per line) and reports, per line, strict
- * violations (`validate`), what a tolerant peer silently drops (`parse` output
- * compared with the input), and protocol errors; then the reduced session state.
+ * violations (`validate`), messages a tolerant peer rejects outright (`parse`
+ * fails), what a tolerant peer silently drops (`parse` output compared with the
+ * input), and protocol errors; then the reduced session state.
  * Pure: the bin does the reading and printing. Dispatch is by the method table.
  */
 
@@ -24,10 +25,14 @@ export interface CheckerBindings {
   reducePrompt?(state: never, request: never, response: never): object;
 }
 
-/** One finding: `violation` (strict check failed), `dropped` (a tolerant peer loses it), `protocol` (out of order). */
+/**
+ * One finding: `violation` (strict check failed), `rejected` (a tolerant peer refuses the
+ * whole message), `dropped` (a tolerant peer loses a part and takes the rest), `protocol`
+ * (out of order). All but `dropped` are errors.
+ */
 export interface Finding {
   readonly line: number;
-  readonly kind: "violation" | "dropped" | "protocol";
+  readonly kind: "violation" | "rejected" | "dropped" | "protocol";
   /** JSON pointer into the line's message (`/params/update/content`), `""` for the whole message. */
   readonly pointer: string;
   readonly message: string;
@@ -52,7 +57,7 @@ export interface CheckReport {
   readonly surface: string;
   readonly lines: number;
   readonly findings: readonly Finding[];
-  /** Violations plus protocol errors: the command exits 1 when this is not 0. */
+  /** Violations, rejections and protocol errors: the command exits 1 when this is not 0. */
   readonly errors: number;
   readonly sessions: readonly SessionSummary[];
 }
@@ -74,6 +79,8 @@ interface SessionTrack {
   /** `answered`: the prompt's turn ended; turn content now is a protocol error until the next prompt. */
   turn: "none" | "open" | "answered";
   stopReason?: string;
+  /** Tool calls whose creating update a tolerant peer rejected: their later updates are echoes of that error, not new ones. */
+  readonly rejectedToolCalls: Set<string>;
 }
 
 /** Updates that belong to a prompt's turn (tags of every surface; a surface has a subset). */
@@ -181,7 +188,16 @@ class TrafficChecker {
     const entry = this.entry(method, "notification");
     if (!entry) return;
     const parsed = this.checkAgainst(entry.params, params, "/params");
-    if (method === "session/update" && parsed.ok && isObject(parsed.value)) this.update(parsed.value);
+    if (method !== "session/update") return;
+    if (!parsed.ok) this.rejectedUpdate(params);
+    else if (isObject(parsed.value)) this.update(parsed.value);
+  }
+
+  /** A `session/update` a tolerant peer rejected: when it created a tool call, remember the id (see `rejectedToolCalls`). */
+  private rejectedUpdate(params: unknown): void {
+    if (!isObject(params) || typeof params.sessionId !== "string" || !isObject(params.update)) return;
+    const { sessionUpdate, toolCallId } = params.update;
+    if (sessionUpdate === this.createsToolCalls() && typeof toolCallId === "string") this.sessions.get(params.sessionId)?.rejectedToolCalls.add(toolCallId);
   }
 
   private response(id: string, message: Record<string, unknown>): void {
@@ -217,7 +233,7 @@ class TrafficChecker {
     const track = this.sessions.get(sessionId);
     if (!track) return this.add("protocol", "/params/sessionId", `update for session ${sessionId}, which was never created (no session/new, load or resume)`);
     if (track.turn === "answered" && TURN_CONTENT.has(tag)) this.add("protocol", "/params/update", `${tag} after the prompt of session ${sessionId} was answered`);
-    if (isObject(update) && typeof update.toolCallId === "string" && tag !== this.createsToolCalls() && !mapOf(track.state, "toolCalls").has(update.toolCallId)) {
+    if (isObject(update) && typeof update.toolCallId === "string" && tag !== this.createsToolCalls() && this.unknownToolCall(track, update.toolCallId)) {
       this.add("protocol", "/params/update/toolCallId", `${tag} for tool call ${update.toolCallId} before it exists`);
     }
     track.state = this.bindings.reduceSession(track.state as never, update as never);
@@ -227,6 +243,11 @@ class TrafficChecker {
     }
     // A subagent's own session is announced by its parent's `subagent_update` (S16).
     if (isObject(update) && tag === "subagent_update" && typeof update.sessionId === "string") this.open(update.sessionId);
+  }
+
+  /** A tool call neither in the state nor created by an update already reported as rejected. */
+  private unknownToolCall(track: SessionTrack, toolCallId: string): boolean {
+    return !mapOf(track.state, "toolCalls").has(toolCallId) && !track.rejectedToolCalls.has(toolCallId);
   }
 
   /** S36: the session's state after the client's prompt `params` (decoded tolerantly; a prompt that does not decode adds nothing). */
@@ -242,7 +263,7 @@ class TrafficChecker {
   }
 
   private open(sessionId: string): void {
-    if (!this.sessions.has(sessionId)) this.sessions.set(sessionId, { state: this.bindings.emptySessionState(), turn: "none" });
+    if (!this.sessions.has(sessionId)) this.sessions.set(sessionId, { state: this.bindings.emptySessionState(), turn: "none", rejectedToolCalls: new Set() });
   }
 
   /** Strict check plus tolerant decode of `value` as `type`; records findings; returns the tolerant result. */
@@ -251,7 +272,7 @@ class TrafficChecker {
     if (!strict.ok) for (const issue of strict.issues) this.add("violation", at + issue.path, `${issue.message} (${type})`);
     const tolerant = this.check("parse", type)!(value);
     if (!tolerant.ok) {
-      for (const issue of tolerant.issues) this.add("dropped", at + issue.path, `a tolerant peer rejects the whole ${type}: ${issue.message}`);
+      for (const issue of tolerant.issues) this.add("rejected", at + issue.path, `a tolerant peer rejects the whole ${type}: ${issue.message}`);
     } else {
       for (const loss of forgiven(value, tolerant.value)) this.add("dropped", at + loss.path, `a tolerant peer ${loss.message}`);
     }
@@ -317,7 +338,8 @@ function summarise(sessionId: string, track: SessionTrack): SessionSummary {
 export function formatText(report: CheckReport): string {
   const out = report.findings.map((f) => `line ${f.line}: ${f.kind} ${f.pointer || "(message)"}: ${f.message}`);
   const count = (kind: Finding["kind"]) => report.findings.filter((f) => f.kind === kind).length;
-  out.push(`${report.lines} line(s) on ${report.surface}: ${count("violation")} violation(s), ${count("protocol")} protocol error(s), ${count("dropped")} tolerant drop(s)`);
+  const errors = `${count("violation")} violation(s), ${count("protocol")} protocol error(s), ${count("rejected")} rejected by a tolerant peer`;
+  out.push(`${report.lines} line(s) on ${report.surface}: ${errors}, ${count("dropped")} tolerant drop(s)`);
   for (const s of report.sessions) {
     const calls = Object.entries(s.toolCalls).map(([status, n]) => `${n} ${status}`).join(", ") || "none";
     out.push(

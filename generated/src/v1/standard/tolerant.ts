@@ -13,891 +13,891 @@ import * as json from "./json-schema.js";
  */
 
 /**
- * Standard Schema of `AgentRequest` (parse.AgentRequest).
+ * Standard Schema of `AgentRequest` (`parse.AgentRequest(value)`).
  */
 export const AgentRequest: AcpStandardSchema<T.AgentRequest> = /* @__PURE__ */ standardSchema(check.AgentRequest, "AgentRequest", json.AgentRequest);
 
 /**
- * Standard Schema of `RequestId` (parse.RequestId).
+ * Standard Schema of `RequestId` (`parse.RequestId(value)`).
  */
 export const RequestId: AcpStandardSchema<T.RequestId> = /* @__PURE__ */ standardSchema(check.RequestId, "RequestId", json.RequestId);
 
 /**
- * Standard Schema of `WriteTextFileRequest` (parse.WriteTextFileRequest).
+ * Standard Schema of `WriteTextFileRequest` (`parse.WriteTextFileRequest(value)`).
  */
 export const WriteTextFileRequest: AcpStandardSchema<T.WriteTextFileRequest> = /* @__PURE__ */ standardSchema(check.WriteTextFileRequest, "WriteTextFileRequest", json.WriteTextFileRequest);
 
 /**
- * Standard Schema of `SessionId` (parse.SessionId).
+ * Standard Schema of `SessionId` (`parse.SessionId(value)`).
  */
 export const SessionId: AcpStandardSchema<T.SessionId> = /* @__PURE__ */ standardSchema(check.SessionId, "SessionId", json.SessionId);
 
 /**
- * Standard Schema of `ReadTextFileRequest` (parse.ReadTextFileRequest).
+ * Standard Schema of `ReadTextFileRequest` (`parse.ReadTextFileRequest(value)`).
  */
 export const ReadTextFileRequest: AcpStandardSchema<T.ReadTextFileRequest> = /* @__PURE__ */ standardSchema(check.ReadTextFileRequest, "ReadTextFileRequest", json.ReadTextFileRequest);
 
 /**
- * Standard Schema of `RequestPermissionRequest` (parse.RequestPermissionRequest).
+ * Standard Schema of `RequestPermissionRequest` (`parse.RequestPermissionRequest(value)`).
  */
 export const RequestPermissionRequest: AcpStandardSchema<T.RequestPermissionRequest> = /* @__PURE__ */ standardSchema(check.RequestPermissionRequest, "RequestPermissionRequest", json.RequestPermissionRequest);
 
 /**
- * Standard Schema of `ToolCallUpdate` (parse.ToolCallUpdate).
+ * Standard Schema of `ToolCallUpdate` (`parse.ToolCallUpdate(value)`).
  */
 export const ToolCallUpdate: AcpStandardSchema<T.ToolCallUpdate> = /* @__PURE__ */ standardSchema(check.ToolCallUpdate, "ToolCallUpdate", json.ToolCallUpdate);
 
 /**
- * Standard Schema of `ToolCallId` (parse.ToolCallId).
+ * Standard Schema of `ToolCallId` (`parse.ToolCallId(value)`).
  */
 export const ToolCallId: AcpStandardSchema<T.ToolCallId> = /* @__PURE__ */ standardSchema(check.ToolCallId, "ToolCallId", json.ToolCallId);
 
 /**
- * Standard Schema of `ToolKind` (parse.ToolKind).
+ * Standard Schema of `ToolKind` (`parse.ToolKind(value)`).
  */
 export const ToolKind: AcpStandardSchema<T.ToolKind> = /* @__PURE__ */ standardSchema(check.ToolKind, "ToolKind", json.ToolKind);
 
 /**
- * Standard Schema of `ToolCallStatus` (parse.ToolCallStatus).
+ * Standard Schema of `ToolCallStatus` (`parse.ToolCallStatus(value)`).
  */
 export const ToolCallStatus: AcpStandardSchema<T.ToolCallStatus> = /* @__PURE__ */ standardSchema(check.ToolCallStatus, "ToolCallStatus", json.ToolCallStatus);
 
 /**
- * Standard Schema of `ToolCallContent` (parse.ToolCallContent).
+ * Standard Schema of `ToolCallContent` (`parse.ToolCallContent(value)`).
  */
 export const ToolCallContent: AcpStandardSchema<T.ToolCallContent> = /* @__PURE__ */ standardSchema(check.ToolCallContent, "ToolCallContent", json.ToolCallContent);
 
 /**
- * Standard Schema of `ContentBlock` (parse.ContentBlock).
+ * Standard Schema of `ContentBlock` (`parse.ContentBlock(value)`).
  */
 export const ContentBlock: AcpStandardSchema<T.ContentBlock> = /* @__PURE__ */ standardSchema(check.ContentBlock, "ContentBlock", json.ContentBlock);
 
 /**
- * Standard Schema of `Annotations` (parse.Annotations).
+ * Standard Schema of `Annotations` (`parse.Annotations(value)`).
  */
 export const Annotations: AcpStandardSchema<T.Annotations> = /* @__PURE__ */ standardSchema(check.Annotations, "Annotations", json.Annotations);
 
 /**
- * Standard Schema of `Role` (parse.Role).
+ * Standard Schema of `Role` (`parse.Role(value)`).
  */
 export const Role: AcpStandardSchema<T.Role> = /* @__PURE__ */ standardSchema(check.Role, "Role", json.Role);
 
 /**
- * Standard Schema of `TextContent` (parse.TextContent).
+ * Standard Schema of `TextContent` (`parse.TextContent(value)`).
  */
 export const TextContent: AcpStandardSchema<T.TextContent> = /* @__PURE__ */ standardSchema(check.TextContent, "TextContent", json.TextContent);
 
 /**
- * Standard Schema of `ImageContent` (parse.ImageContent).
+ * Standard Schema of `ImageContent` (`parse.ImageContent(value)`).
  */
 export const ImageContent: AcpStandardSchema<T.ImageContent> = /* @__PURE__ */ standardSchema(check.ImageContent, "ImageContent", json.ImageContent);
 
 /**
- * Standard Schema of `AudioContent` (parse.AudioContent).
+ * Standard Schema of `AudioContent` (`parse.AudioContent(value)`).
  */
 export const AudioContent: AcpStandardSchema<T.AudioContent> = /* @__PURE__ */ standardSchema(check.AudioContent, "AudioContent", json.AudioContent);
 
 /**
- * Standard Schema of `ResourceLink` (parse.ResourceLink).
+ * Standard Schema of `ResourceLink` (`parse.ResourceLink(value)`).
  */
 export const ResourceLink: AcpStandardSchema<T.ResourceLink> = /* @__PURE__ */ standardSchema(check.ResourceLink, "ResourceLink", json.ResourceLink);
 
 /**
- * Standard Schema of `EmbeddedResourceResource` (parse.EmbeddedResourceResource).
+ * Standard Schema of `EmbeddedResourceResource` (`parse.EmbeddedResourceResource(value)`).
  */
 export const EmbeddedResourceResource: AcpStandardSchema<T.EmbeddedResourceResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResourceResource, "EmbeddedResourceResource", json.EmbeddedResourceResource);
 
 /**
- * Standard Schema of `TextResourceContents` (parse.TextResourceContents).
+ * Standard Schema of `TextResourceContents` (`parse.TextResourceContents(value)`).
  */
 export const TextResourceContents: AcpStandardSchema<T.TextResourceContents> = /* @__PURE__ */ standardSchema(check.TextResourceContents, "TextResourceContents", json.TextResourceContents);
 
 /**
- * Standard Schema of `BlobResourceContents` (parse.BlobResourceContents).
+ * Standard Schema of `BlobResourceContents` (`parse.BlobResourceContents(value)`).
  */
 export const BlobResourceContents: AcpStandardSchema<T.BlobResourceContents> = /* @__PURE__ */ standardSchema(check.BlobResourceContents, "BlobResourceContents", json.BlobResourceContents);
 
 /**
- * Standard Schema of `EmbeddedResource` (parse.EmbeddedResource).
+ * Standard Schema of `EmbeddedResource` (`parse.EmbeddedResource(value)`).
  */
 export const EmbeddedResource: AcpStandardSchema<T.EmbeddedResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResource, "EmbeddedResource", json.EmbeddedResource);
 
 /**
- * Standard Schema of `Content` (parse.Content).
+ * Standard Schema of `Content` (`parse.Content(value)`).
  */
 export const Content: AcpStandardSchema<T.Content> = /* @__PURE__ */ standardSchema(check.Content, "Content", json.Content);
 
 /**
- * Standard Schema of `Diff` (parse.Diff).
+ * Standard Schema of `Diff` (`parse.Diff(value)`).
  */
 export const Diff: AcpStandardSchema<T.Diff> = /* @__PURE__ */ standardSchema(check.Diff, "Diff", json.Diff);
 
 /**
- * Standard Schema of `TerminalId` (parse.TerminalId).
+ * Standard Schema of `TerminalId` (`parse.TerminalId(value)`).
  */
 export const TerminalId: AcpStandardSchema<T.TerminalId> = /* @__PURE__ */ standardSchema(check.TerminalId, "TerminalId", json.TerminalId);
 
 /**
- * Standard Schema of `Terminal` (parse.Terminal).
+ * Standard Schema of `Terminal` (`parse.Terminal(value)`).
  */
 export const Terminal: AcpStandardSchema<T.Terminal> = /* @__PURE__ */ standardSchema(check.Terminal, "Terminal", json.Terminal);
 
 /**
- * Standard Schema of `ToolCallLocation` (parse.ToolCallLocation).
+ * Standard Schema of `ToolCallLocation` (`parse.ToolCallLocation(value)`).
  */
 export const ToolCallLocation: AcpStandardSchema<T.ToolCallLocation> = /* @__PURE__ */ standardSchema(check.ToolCallLocation, "ToolCallLocation", json.ToolCallLocation);
 
 /**
- * Standard Schema of `PermissionOption` (parse.PermissionOption).
+ * Standard Schema of `PermissionOption` (`parse.PermissionOption(value)`).
  */
 export const PermissionOption: AcpStandardSchema<T.PermissionOption> = /* @__PURE__ */ standardSchema(check.PermissionOption, "PermissionOption", json.PermissionOption);
 
 /**
- * Standard Schema of `PermissionOptionId` (parse.PermissionOptionId).
+ * Standard Schema of `PermissionOptionId` (`parse.PermissionOptionId(value)`).
  */
 export const PermissionOptionId: AcpStandardSchema<T.PermissionOptionId> = /* @__PURE__ */ standardSchema(check.PermissionOptionId, "PermissionOptionId", json.PermissionOptionId);
 
 /**
- * Standard Schema of `PermissionOptionKind` (parse.PermissionOptionKind).
+ * Standard Schema of `PermissionOptionKind` (`parse.PermissionOptionKind(value)`).
  */
 export const PermissionOptionKind: AcpStandardSchema<T.PermissionOptionKind> = /* @__PURE__ */ standardSchema(check.PermissionOptionKind, "PermissionOptionKind", json.PermissionOptionKind);
 
 /**
- * Standard Schema of `CreateTerminalRequest` (parse.CreateTerminalRequest).
+ * Standard Schema of `CreateTerminalRequest` (`parse.CreateTerminalRequest(value)`).
  */
 export const CreateTerminalRequest: AcpStandardSchema<T.CreateTerminalRequest> = /* @__PURE__ */ standardSchema(check.CreateTerminalRequest, "CreateTerminalRequest", json.CreateTerminalRequest);
 
 /**
- * Standard Schema of `EnvVariable` (parse.EnvVariable).
+ * Standard Schema of `EnvVariable` (`parse.EnvVariable(value)`).
  */
 export const EnvVariable: AcpStandardSchema<T.EnvVariable> = /* @__PURE__ */ standardSchema(check.EnvVariable, "EnvVariable", json.EnvVariable);
 
 /**
- * Standard Schema of `TerminalOutputRequest` (parse.TerminalOutputRequest).
+ * Standard Schema of `TerminalOutputRequest` (`parse.TerminalOutputRequest(value)`).
  */
 export const TerminalOutputRequest: AcpStandardSchema<T.TerminalOutputRequest> = /* @__PURE__ */ standardSchema(check.TerminalOutputRequest, "TerminalOutputRequest", json.TerminalOutputRequest);
 
 /**
- * Standard Schema of `ReleaseTerminalRequest` (parse.ReleaseTerminalRequest).
+ * Standard Schema of `ReleaseTerminalRequest` (`parse.ReleaseTerminalRequest(value)`).
  */
 export const ReleaseTerminalRequest: AcpStandardSchema<T.ReleaseTerminalRequest> = /* @__PURE__ */ standardSchema(check.ReleaseTerminalRequest, "ReleaseTerminalRequest", json.ReleaseTerminalRequest);
 
 /**
- * Standard Schema of `WaitForTerminalExitRequest` (parse.WaitForTerminalExitRequest).
+ * Standard Schema of `WaitForTerminalExitRequest` (`parse.WaitForTerminalExitRequest(value)`).
  */
 export const WaitForTerminalExitRequest: AcpStandardSchema<T.WaitForTerminalExitRequest> = /* @__PURE__ */ standardSchema(check.WaitForTerminalExitRequest, "WaitForTerminalExitRequest", json.WaitForTerminalExitRequest);
 
 /**
- * Standard Schema of `KillTerminalRequest` (parse.KillTerminalRequest).
+ * Standard Schema of `KillTerminalRequest` (`parse.KillTerminalRequest(value)`).
  */
 export const KillTerminalRequest: AcpStandardSchema<T.KillTerminalRequest> = /* @__PURE__ */ standardSchema(check.KillTerminalRequest, "KillTerminalRequest", json.KillTerminalRequest);
 
 /**
- * Standard Schema of `CreateElicitationRequest` (parse.CreateElicitationRequest).
+ * Standard Schema of `CreateElicitationRequest` (`parse.CreateElicitationRequest(value)`).
  */
 export const CreateElicitationRequest: AcpStandardSchema<T.CreateElicitationRequest> = /* @__PURE__ */ standardSchema(check.CreateElicitationRequest, "CreateElicitationRequest", json.CreateElicitationRequest);
 
 /**
- * Standard Schema of `ElicitationSessionScope` (parse.ElicitationSessionScope).
+ * Standard Schema of `ElicitationSessionScope` (`parse.ElicitationSessionScope(value)`).
  */
 export const ElicitationSessionScope: AcpStandardSchema<T.ElicitationSessionScope> = /* @__PURE__ */ standardSchema(check.ElicitationSessionScope, "ElicitationSessionScope", json.ElicitationSessionScope);
 
 /**
- * Standard Schema of `ElicitationRequestScope` (parse.ElicitationRequestScope).
+ * Standard Schema of `ElicitationRequestScope` (`parse.ElicitationRequestScope(value)`).
  */
 export const ElicitationRequestScope: AcpStandardSchema<T.ElicitationRequestScope> = /* @__PURE__ */ standardSchema(check.ElicitationRequestScope, "ElicitationRequestScope", json.ElicitationRequestScope);
 
 /**
- * Standard Schema of `ElicitationSchema` (parse.ElicitationSchema).
+ * Standard Schema of `ElicitationSchema` (`parse.ElicitationSchema(value)`).
  */
 export const ElicitationSchema: AcpStandardSchema<T.ElicitationSchema> = /* @__PURE__ */ standardSchema(check.ElicitationSchema, "ElicitationSchema", json.ElicitationSchema);
 
 /**
- * Standard Schema of `ElicitationSchemaType` (parse.ElicitationSchemaType).
+ * Standard Schema of `ElicitationSchemaType` (`parse.ElicitationSchemaType(value)`).
  */
 export const ElicitationSchemaType: AcpStandardSchema<T.ElicitationSchemaType> = /* @__PURE__ */ standardSchema(check.ElicitationSchemaType, "ElicitationSchemaType", json.ElicitationSchemaType);
 
 /**
- * Standard Schema of `ElicitationPropertySchema` (parse.ElicitationPropertySchema).
+ * Standard Schema of `ElicitationPropertySchema` (`parse.ElicitationPropertySchema(value)`).
  */
 export const ElicitationPropertySchema: AcpStandardSchema<T.ElicitationPropertySchema> = /* @__PURE__ */ standardSchema(check.ElicitationPropertySchema, "ElicitationPropertySchema", json.ElicitationPropertySchema);
 
 /**
- * Standard Schema of `StringFormat` (parse.StringFormat).
+ * Standard Schema of `StringFormat` (`parse.StringFormat(value)`).
  */
 export const StringFormat: AcpStandardSchema<T.StringFormat> = /* @__PURE__ */ standardSchema(check.StringFormat, "StringFormat", json.StringFormat);
 
 /**
- * Standard Schema of `EnumOption` (parse.EnumOption).
+ * Standard Schema of `EnumOption` (`parse.EnumOption(value)`).
  */
 export const EnumOption: AcpStandardSchema<T.EnumOption> = /* @__PURE__ */ standardSchema(check.EnumOption, "EnumOption", json.EnumOption);
 
 /**
- * Standard Schema of `StringPropertySchema` (parse.StringPropertySchema).
+ * Standard Schema of `StringPropertySchema` (`parse.StringPropertySchema(value)`).
  */
 export const StringPropertySchema: AcpStandardSchema<T.StringPropertySchema> = /* @__PURE__ */ standardSchema(check.StringPropertySchema, "StringPropertySchema", json.StringPropertySchema);
 
 /**
- * Standard Schema of `NumberPropertySchema` (parse.NumberPropertySchema).
+ * Standard Schema of `NumberPropertySchema` (`parse.NumberPropertySchema(value)`).
  */
 export const NumberPropertySchema: AcpStandardSchema<T.NumberPropertySchema> = /* @__PURE__ */ standardSchema(check.NumberPropertySchema, "NumberPropertySchema", json.NumberPropertySchema);
 
 /**
- * Standard Schema of `IntegerPropertySchema` (parse.IntegerPropertySchema).
+ * Standard Schema of `IntegerPropertySchema` (`parse.IntegerPropertySchema(value)`).
  */
 export const IntegerPropertySchema: AcpStandardSchema<T.IntegerPropertySchema> = /* @__PURE__ */ standardSchema(check.IntegerPropertySchema, "IntegerPropertySchema", json.IntegerPropertySchema);
 
 /**
- * Standard Schema of `BooleanPropertySchema` (parse.BooleanPropertySchema).
+ * Standard Schema of `BooleanPropertySchema` (`parse.BooleanPropertySchema(value)`).
  */
 export const BooleanPropertySchema: AcpStandardSchema<T.BooleanPropertySchema> = /* @__PURE__ */ standardSchema(check.BooleanPropertySchema, "BooleanPropertySchema", json.BooleanPropertySchema);
 
 /**
- * Standard Schema of `MultiSelectItems` (parse.MultiSelectItems).
+ * Standard Schema of `MultiSelectItems` (`parse.MultiSelectItems(value)`).
  */
 export const MultiSelectItems: AcpStandardSchema<T.MultiSelectItems> = /* @__PURE__ */ standardSchema(check.MultiSelectItems, "MultiSelectItems", json.MultiSelectItems);
 
 /**
- * Standard Schema of `StringMultiSelectItems` (parse.StringMultiSelectItems).
+ * Standard Schema of `StringMultiSelectItems` (`parse.StringMultiSelectItems(value)`).
  */
 export const StringMultiSelectItems: AcpStandardSchema<T.StringMultiSelectItems> = /* @__PURE__ */ standardSchema(check.StringMultiSelectItems, "StringMultiSelectItems", json.StringMultiSelectItems);
 
 /**
- * Standard Schema of `TitledMultiSelectItems` (parse.TitledMultiSelectItems).
+ * Standard Schema of `TitledMultiSelectItems` (`parse.TitledMultiSelectItems(value)`).
  */
 export const TitledMultiSelectItems: AcpStandardSchema<T.TitledMultiSelectItems> = /* @__PURE__ */ standardSchema(check.TitledMultiSelectItems, "TitledMultiSelectItems", json.TitledMultiSelectItems);
 
 /**
- * Standard Schema of `MultiSelectPropertySchema` (parse.MultiSelectPropertySchema).
+ * Standard Schema of `MultiSelectPropertySchema` (`parse.MultiSelectPropertySchema(value)`).
  */
 export const MultiSelectPropertySchema: AcpStandardSchema<T.MultiSelectPropertySchema> = /* @__PURE__ */ standardSchema(check.MultiSelectPropertySchema, "MultiSelectPropertySchema", json.MultiSelectPropertySchema);
 
 /**
- * Standard Schema of `ElicitationFormMode` (parse.ElicitationFormMode).
+ * Standard Schema of `ElicitationFormMode` (`parse.ElicitationFormMode(value)`).
  */
 export const ElicitationFormMode: AcpStandardSchema<T.ElicitationFormMode> = /* @__PURE__ */ standardSchema(check.ElicitationFormMode, "ElicitationFormMode", json.ElicitationFormMode);
 
 /**
- * Standard Schema of `ElicitationId` (parse.ElicitationId).
+ * Standard Schema of `ElicitationId` (`parse.ElicitationId(value)`).
  */
 export const ElicitationId: AcpStandardSchema<T.ElicitationId> = /* @__PURE__ */ standardSchema(check.ElicitationId, "ElicitationId", json.ElicitationId);
 
 /**
- * Standard Schema of `ElicitationUrlMode` (parse.ElicitationUrlMode).
+ * Standard Schema of `ElicitationUrlMode` (`parse.ElicitationUrlMode(value)`).
  */
 export const ElicitationUrlMode: AcpStandardSchema<T.ElicitationUrlMode> = /* @__PURE__ */ standardSchema(check.ElicitationUrlMode, "ElicitationUrlMode", json.ElicitationUrlMode);
 
 /**
- * Standard Schema of `ExtRequest` (parse.ExtRequest).
+ * Standard Schema of `ExtRequest` (`parse.ExtRequest(value)`).
  */
 export const ExtRequest: AcpStandardSchema<T.ExtRequest> = /* @__PURE__ */ standardSchema(check.ExtRequest, "ExtRequest", json.ExtRequest);
 
 /**
- * Standard Schema of `AgentResponse` (parse.AgentResponse).
+ * Standard Schema of `AgentResponse` (`parse.AgentResponse(value)`).
  */
 export const AgentResponse: AcpStandardSchema<T.AgentResponse> = /* @__PURE__ */ standardSchema(check.AgentResponse, "AgentResponse", json.AgentResponse);
 
 /**
- * Standard Schema of `InitializeResponse` (parse.InitializeResponse).
+ * Standard Schema of `InitializeResponse` (`parse.InitializeResponse(value)`).
  */
 export const InitializeResponse: AcpStandardSchema<T.InitializeResponse> = /* @__PURE__ */ standardSchema(check.InitializeResponse, "InitializeResponse", json.InitializeResponse);
 
 /**
- * Standard Schema of `ProtocolVersion` (parse.ProtocolVersion).
+ * Standard Schema of `ProtocolVersion` (`parse.ProtocolVersion(value)`).
  */
 export const ProtocolVersion: AcpStandardSchema<T.ProtocolVersion> = /* @__PURE__ */ standardSchema(check.ProtocolVersion, "ProtocolVersion", json.ProtocolVersion);
 
 /**
- * Standard Schema of `AgentCapabilities` (parse.AgentCapabilities).
+ * Standard Schema of `AgentCapabilities` (`parse.AgentCapabilities(value)`).
  */
 export const AgentCapabilities: AcpStandardSchema<T.AgentCapabilities> = /* @__PURE__ */ standardSchema(check.AgentCapabilities, "AgentCapabilities", json.AgentCapabilities);
 
 /**
- * Standard Schema of `PromptCapabilities` (parse.PromptCapabilities).
+ * Standard Schema of `PromptCapabilities` (`parse.PromptCapabilities(value)`).
  */
 export const PromptCapabilities: AcpStandardSchema<T.PromptCapabilities> = /* @__PURE__ */ standardSchema(check.PromptCapabilities, "PromptCapabilities", json.PromptCapabilities);
 
 /**
- * Standard Schema of `McpCapabilities` (parse.McpCapabilities).
+ * Standard Schema of `McpCapabilities` (`parse.McpCapabilities(value)`).
  */
 export const McpCapabilities: AcpStandardSchema<T.McpCapabilities> = /* @__PURE__ */ standardSchema(check.McpCapabilities, "McpCapabilities", json.McpCapabilities);
 
 /**
- * Standard Schema of `SessionCapabilities` (parse.SessionCapabilities).
+ * Standard Schema of `SessionCapabilities` (`parse.SessionCapabilities(value)`).
  */
 export const SessionCapabilities: AcpStandardSchema<T.SessionCapabilities> = /* @__PURE__ */ standardSchema(check.SessionCapabilities, "SessionCapabilities", json.SessionCapabilities);
 
 /**
- * Standard Schema of `SessionListCapabilities` (parse.SessionListCapabilities).
+ * Standard Schema of `SessionListCapabilities` (`parse.SessionListCapabilities(value)`).
  */
 export const SessionListCapabilities: AcpStandardSchema<T.SessionListCapabilities> = /* @__PURE__ */ standardSchema(check.SessionListCapabilities, "SessionListCapabilities", json.SessionListCapabilities);
 
 /**
- * Standard Schema of `SessionDeleteCapabilities` (parse.SessionDeleteCapabilities).
+ * Standard Schema of `SessionDeleteCapabilities` (`parse.SessionDeleteCapabilities(value)`).
  */
 export const SessionDeleteCapabilities: AcpStandardSchema<T.SessionDeleteCapabilities> = /* @__PURE__ */ standardSchema(check.SessionDeleteCapabilities, "SessionDeleteCapabilities", json.SessionDeleteCapabilities);
 
 /**
- * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (parse.SessionAdditionalDirectoriesCapabilities).
+ * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (`parse.SessionAdditionalDirectoriesCapabilities(value)`).
  */
 export const SessionAdditionalDirectoriesCapabilities: AcpStandardSchema<T.SessionAdditionalDirectoriesCapabilities> = /* @__PURE__ */ standardSchema(check.SessionAdditionalDirectoriesCapabilities, "SessionAdditionalDirectoriesCapabilities", json.SessionAdditionalDirectoriesCapabilities);
 
 /**
- * Standard Schema of `SessionResumeCapabilities` (parse.SessionResumeCapabilities).
+ * Standard Schema of `SessionResumeCapabilities` (`parse.SessionResumeCapabilities(value)`).
  */
 export const SessionResumeCapabilities: AcpStandardSchema<T.SessionResumeCapabilities> = /* @__PURE__ */ standardSchema(check.SessionResumeCapabilities, "SessionResumeCapabilities", json.SessionResumeCapabilities);
 
 /**
- * Standard Schema of `SessionCloseCapabilities` (parse.SessionCloseCapabilities).
+ * Standard Schema of `SessionCloseCapabilities` (`parse.SessionCloseCapabilities(value)`).
  */
 export const SessionCloseCapabilities: AcpStandardSchema<T.SessionCloseCapabilities> = /* @__PURE__ */ standardSchema(check.SessionCloseCapabilities, "SessionCloseCapabilities", json.SessionCloseCapabilities);
 
 /**
- * Standard Schema of `AgentAuthCapabilities` (parse.AgentAuthCapabilities).
+ * Standard Schema of `AgentAuthCapabilities` (`parse.AgentAuthCapabilities(value)`).
  */
 export const AgentAuthCapabilities: AcpStandardSchema<T.AgentAuthCapabilities> = /* @__PURE__ */ standardSchema(check.AgentAuthCapabilities, "AgentAuthCapabilities", json.AgentAuthCapabilities);
 
 /**
- * Standard Schema of `LogoutCapabilities` (parse.LogoutCapabilities).
+ * Standard Schema of `LogoutCapabilities` (`parse.LogoutCapabilities(value)`).
  */
 export const LogoutCapabilities: AcpStandardSchema<T.LogoutCapabilities> = /* @__PURE__ */ standardSchema(check.LogoutCapabilities, "LogoutCapabilities", json.LogoutCapabilities);
 
 /**
- * Standard Schema of `AuthMethod` (parse.AuthMethod).
+ * Standard Schema of `AuthMethod` (`parse.AuthMethod(value)`).
  */
 export const AuthMethod: AcpStandardSchema<T.AuthMethod> = /* @__PURE__ */ standardSchema(check.AuthMethod, "AuthMethod", json.AuthMethod);
 
 /**
- * Standard Schema of `AuthMethodId` (parse.AuthMethodId).
+ * Standard Schema of `AuthMethodId` (`parse.AuthMethodId(value)`).
  */
 export const AuthMethodId: AcpStandardSchema<T.AuthMethodId> = /* @__PURE__ */ standardSchema(check.AuthMethodId, "AuthMethodId", json.AuthMethodId);
 
 /**
- * Standard Schema of `AuthMethodTerminal` (parse.AuthMethodTerminal).
+ * Standard Schema of `AuthMethodTerminal` (`parse.AuthMethodTerminal(value)`).
  */
 export const AuthMethodTerminal: AcpStandardSchema<T.AuthMethodTerminal> = /* @__PURE__ */ standardSchema(check.AuthMethodTerminal, "AuthMethodTerminal", json.AuthMethodTerminal);
 
 /**
- * Standard Schema of `AuthMethodAgent` (parse.AuthMethodAgent).
+ * Standard Schema of `AuthMethodAgent` (`parse.AuthMethodAgent(value)`).
  */
 export const AuthMethodAgent: AcpStandardSchema<T.AuthMethodAgent> = /* @__PURE__ */ standardSchema(check.AuthMethodAgent, "AuthMethodAgent", json.AuthMethodAgent);
 
 /**
- * Standard Schema of `Implementation` (parse.Implementation).
+ * Standard Schema of `Implementation` (`parse.Implementation(value)`).
  */
 export const Implementation: AcpStandardSchema<T.Implementation> = /* @__PURE__ */ standardSchema(check.Implementation, "Implementation", json.Implementation);
 
 /**
- * Standard Schema of `AuthenticateResponse` (parse.AuthenticateResponse).
+ * Standard Schema of `AuthenticateResponse` (`parse.AuthenticateResponse(value)`).
  */
 export const AuthenticateResponse: AcpStandardSchema<T.AuthenticateResponse> = /* @__PURE__ */ standardSchema(check.AuthenticateResponse, "AuthenticateResponse", json.AuthenticateResponse);
 
 /**
- * Standard Schema of `LogoutResponse` (parse.LogoutResponse).
+ * Standard Schema of `LogoutResponse` (`parse.LogoutResponse(value)`).
  */
 export const LogoutResponse: AcpStandardSchema<T.LogoutResponse> = /* @__PURE__ */ standardSchema(check.LogoutResponse, "LogoutResponse", json.LogoutResponse);
 
 /**
- * Standard Schema of `NewSessionResponse` (parse.NewSessionResponse).
+ * Standard Schema of `NewSessionResponse` (`parse.NewSessionResponse(value)`).
  */
 export const NewSessionResponse: AcpStandardSchema<T.NewSessionResponse> = /* @__PURE__ */ standardSchema(check.NewSessionResponse, "NewSessionResponse", json.NewSessionResponse);
 
 /**
- * Standard Schema of `SessionModeState` (parse.SessionModeState).
+ * Standard Schema of `SessionModeState` (`parse.SessionModeState(value)`).
  */
 export const SessionModeState: AcpStandardSchema<T.SessionModeState> = /* @__PURE__ */ standardSchema(check.SessionModeState, "SessionModeState", json.SessionModeState);
 
 /**
- * Standard Schema of `SessionModeId` (parse.SessionModeId).
+ * Standard Schema of `SessionModeId` (`parse.SessionModeId(value)`).
  */
 export const SessionModeId: AcpStandardSchema<T.SessionModeId> = /* @__PURE__ */ standardSchema(check.SessionModeId, "SessionModeId", json.SessionModeId);
 
 /**
- * Standard Schema of `SessionMode` (parse.SessionMode).
+ * Standard Schema of `SessionMode` (`parse.SessionMode(value)`).
  */
 export const SessionMode: AcpStandardSchema<T.SessionMode> = /* @__PURE__ */ standardSchema(check.SessionMode, "SessionMode", json.SessionMode);
 
 /**
- * Standard Schema of `SessionConfigOption` (parse.SessionConfigOption).
+ * Standard Schema of `SessionConfigOption` (`parse.SessionConfigOption(value)`).
  */
 export const SessionConfigOption: AcpStandardSchema<T.SessionConfigOption> = /* @__PURE__ */ standardSchema(check.SessionConfigOption, "SessionConfigOption", json.SessionConfigOption);
 
 /**
- * Standard Schema of `SessionConfigId` (parse.SessionConfigId).
+ * Standard Schema of `SessionConfigId` (`parse.SessionConfigId(value)`).
  */
 export const SessionConfigId: AcpStandardSchema<T.SessionConfigId> = /* @__PURE__ */ standardSchema(check.SessionConfigId, "SessionConfigId", json.SessionConfigId);
 
 /**
- * Standard Schema of `SessionConfigOptionCategory` (parse.SessionConfigOptionCategory).
+ * Standard Schema of `SessionConfigOptionCategory` (`parse.SessionConfigOptionCategory(value)`).
  */
 export const SessionConfigOptionCategory: AcpStandardSchema<T.SessionConfigOptionCategory> = /* @__PURE__ */ standardSchema(check.SessionConfigOptionCategory, "SessionConfigOptionCategory", json.SessionConfigOptionCategory);
 
 /**
- * Standard Schema of `SessionConfigValueId` (parse.SessionConfigValueId).
+ * Standard Schema of `SessionConfigValueId` (`parse.SessionConfigValueId(value)`).
  */
 export const SessionConfigValueId: AcpStandardSchema<T.SessionConfigValueId> = /* @__PURE__ */ standardSchema(check.SessionConfigValueId, "SessionConfigValueId", json.SessionConfigValueId);
 
 /**
- * Standard Schema of `SessionConfigSelectOptions` (parse.SessionConfigSelectOptions).
+ * Standard Schema of `SessionConfigSelectOptions` (`parse.SessionConfigSelectOptions(value)`).
  */
 export const SessionConfigSelectOptions: AcpStandardSchema<T.SessionConfigSelectOptions> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOptions, "SessionConfigSelectOptions", json.SessionConfigSelectOptions);
 
 /**
- * Standard Schema of `SessionConfigSelectOption` (parse.SessionConfigSelectOption).
+ * Standard Schema of `SessionConfigSelectOption` (`parse.SessionConfigSelectOption(value)`).
  */
 export const SessionConfigSelectOption: AcpStandardSchema<T.SessionConfigSelectOption> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOption, "SessionConfigSelectOption", json.SessionConfigSelectOption);
 
 /**
- * Standard Schema of `SessionConfigSelectGroup` (parse.SessionConfigSelectGroup).
+ * Standard Schema of `SessionConfigSelectGroup` (`parse.SessionConfigSelectGroup(value)`).
  */
 export const SessionConfigSelectGroup: AcpStandardSchema<T.SessionConfigSelectGroup> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectGroup, "SessionConfigSelectGroup", json.SessionConfigSelectGroup);
 
 /**
- * Standard Schema of `SessionConfigGroupId` (parse.SessionConfigGroupId).
+ * Standard Schema of `SessionConfigGroupId` (`parse.SessionConfigGroupId(value)`).
  */
 export const SessionConfigGroupId: AcpStandardSchema<T.SessionConfigGroupId> = /* @__PURE__ */ standardSchema(check.SessionConfigGroupId, "SessionConfigGroupId", json.SessionConfigGroupId);
 
 /**
- * Standard Schema of `SessionConfigSelect` (parse.SessionConfigSelect).
+ * Standard Schema of `SessionConfigSelect` (`parse.SessionConfigSelect(value)`).
  */
 export const SessionConfigSelect: AcpStandardSchema<T.SessionConfigSelect> = /* @__PURE__ */ standardSchema(check.SessionConfigSelect, "SessionConfigSelect", json.SessionConfigSelect);
 
 /**
- * Standard Schema of `SessionConfigBoolean` (parse.SessionConfigBoolean).
+ * Standard Schema of `SessionConfigBoolean` (`parse.SessionConfigBoolean(value)`).
  */
 export const SessionConfigBoolean: AcpStandardSchema<T.SessionConfigBoolean> = /* @__PURE__ */ standardSchema(check.SessionConfigBoolean, "SessionConfigBoolean", json.SessionConfigBoolean);
 
 /**
- * Standard Schema of `LoadSessionResponse` (parse.LoadSessionResponse).
+ * Standard Schema of `LoadSessionResponse` (`parse.LoadSessionResponse(value)`).
  */
 export const LoadSessionResponse: AcpStandardSchema<T.LoadSessionResponse> = /* @__PURE__ */ standardSchema(check.LoadSessionResponse, "LoadSessionResponse", json.LoadSessionResponse);
 
 /**
- * Standard Schema of `ListSessionsResponse` (parse.ListSessionsResponse).
+ * Standard Schema of `ListSessionsResponse` (`parse.ListSessionsResponse(value)`).
  */
 export const ListSessionsResponse: AcpStandardSchema<T.ListSessionsResponse> = /* @__PURE__ */ standardSchema(check.ListSessionsResponse, "ListSessionsResponse", json.ListSessionsResponse);
 
 /**
- * Standard Schema of `SessionInfo` (parse.SessionInfo).
+ * Standard Schema of `SessionInfo` (`parse.SessionInfo(value)`).
  */
 export const SessionInfo: AcpStandardSchema<T.SessionInfo> = /* @__PURE__ */ standardSchema(check.SessionInfo, "SessionInfo", json.SessionInfo);
 
 /**
- * Standard Schema of `DeleteSessionResponse` (parse.DeleteSessionResponse).
+ * Standard Schema of `DeleteSessionResponse` (`parse.DeleteSessionResponse(value)`).
  */
 export const DeleteSessionResponse: AcpStandardSchema<T.DeleteSessionResponse> = /* @__PURE__ */ standardSchema(check.DeleteSessionResponse, "DeleteSessionResponse", json.DeleteSessionResponse);
 
 /**
- * Standard Schema of `ResumeSessionResponse` (parse.ResumeSessionResponse).
+ * Standard Schema of `ResumeSessionResponse` (`parse.ResumeSessionResponse(value)`).
  */
 export const ResumeSessionResponse: AcpStandardSchema<T.ResumeSessionResponse> = /* @__PURE__ */ standardSchema(check.ResumeSessionResponse, "ResumeSessionResponse", json.ResumeSessionResponse);
 
 /**
- * Standard Schema of `CloseSessionResponse` (parse.CloseSessionResponse).
+ * Standard Schema of `CloseSessionResponse` (`parse.CloseSessionResponse(value)`).
  */
 export const CloseSessionResponse: AcpStandardSchema<T.CloseSessionResponse> = /* @__PURE__ */ standardSchema(check.CloseSessionResponse, "CloseSessionResponse", json.CloseSessionResponse);
 
 /**
- * Standard Schema of `SetSessionModeResponse` (parse.SetSessionModeResponse).
+ * Standard Schema of `SetSessionModeResponse` (`parse.SetSessionModeResponse(value)`).
  */
 export const SetSessionModeResponse: AcpStandardSchema<T.SetSessionModeResponse> = /* @__PURE__ */ standardSchema(check.SetSessionModeResponse, "SetSessionModeResponse", json.SetSessionModeResponse);
 
 /**
- * Standard Schema of `SetSessionConfigOptionResponse` (parse.SetSessionConfigOptionResponse).
+ * Standard Schema of `SetSessionConfigOptionResponse` (`parse.SetSessionConfigOptionResponse(value)`).
  */
 export const SetSessionConfigOptionResponse: AcpStandardSchema<T.SetSessionConfigOptionResponse> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionResponse, "SetSessionConfigOptionResponse", json.SetSessionConfigOptionResponse);
 
 /**
- * Standard Schema of `PromptResponse` (parse.PromptResponse).
+ * Standard Schema of `PromptResponse` (`parse.PromptResponse(value)`).
  */
 export const PromptResponse: AcpStandardSchema<T.PromptResponse> = /* @__PURE__ */ standardSchema(check.PromptResponse, "PromptResponse", json.PromptResponse);
 
 /**
- * Standard Schema of `StopReason` (parse.StopReason).
+ * Standard Schema of `StopReason` (`parse.StopReason(value)`).
  */
 export const StopReason: AcpStandardSchema<T.StopReason> = /* @__PURE__ */ standardSchema(check.StopReason, "StopReason", json.StopReason);
 
 /**
- * Standard Schema of `ExtResponse` (parse.ExtResponse).
+ * Standard Schema of `ExtResponse` (`parse.ExtResponse(value)`).
  */
 export const ExtResponse: AcpStandardSchema<T.ExtResponse> = /* @__PURE__ */ standardSchema(check.ExtResponse, "ExtResponse", json.ExtResponse);
 
 /**
- * Standard Schema of `Error` (parse.Error).
+ * Standard Schema of `Error` (`parse.Error(value)`).
  */
 export const Error: AcpStandardSchema<T.Error> = /* @__PURE__ */ standardSchema(check.Error, "Error", json.Error);
 
 /**
- * Standard Schema of `ErrorCode` (parse.ErrorCode).
+ * Standard Schema of `ErrorCode` (`parse.ErrorCode(value)`).
  */
 export const ErrorCode: AcpStandardSchema<T.ErrorCode> = /* @__PURE__ */ standardSchema(check.ErrorCode, "ErrorCode", json.ErrorCode);
 
 /**
- * Standard Schema of `AgentNotification` (parse.AgentNotification).
+ * Standard Schema of `AgentNotification` (`parse.AgentNotification(value)`).
  */
 export const AgentNotification: AcpStandardSchema<T.AgentNotification> = /* @__PURE__ */ standardSchema(check.AgentNotification, "AgentNotification", json.AgentNotification);
 
 /**
- * Standard Schema of `SessionNotification` (parse.SessionNotification).
+ * Standard Schema of `SessionNotification` (`parse.SessionNotification(value)`).
  */
 export const SessionNotification: AcpStandardSchema<T.SessionNotification> = /* @__PURE__ */ standardSchema(check.SessionNotification, "SessionNotification", json.SessionNotification);
 
 /**
- * Standard Schema of `SessionUpdate` (parse.SessionUpdate).
+ * Standard Schema of `SessionUpdate` (`parse.SessionUpdate(value)`).
  */
 export const SessionUpdate: AcpStandardSchema<T.SessionUpdate> = /* @__PURE__ */ standardSchema(check.SessionUpdate, "SessionUpdate", json.SessionUpdate);
 
 /**
- * Standard Schema of `MessageId` (parse.MessageId).
+ * Standard Schema of `MessageId` (`parse.MessageId(value)`).
  */
 export const MessageId: AcpStandardSchema<T.MessageId> = /* @__PURE__ */ standardSchema(check.MessageId, "MessageId", json.MessageId);
 
 /**
- * Standard Schema of `ContentChunk` (parse.ContentChunk).
+ * Standard Schema of `ContentChunk` (`parse.ContentChunk(value)`).
  */
 export const ContentChunk: AcpStandardSchema<T.ContentChunk> = /* @__PURE__ */ standardSchema(check.ContentChunk, "ContentChunk", json.ContentChunk);
 
 /**
- * Standard Schema of `ToolCall` (parse.ToolCall).
+ * Standard Schema of `ToolCall` (`parse.ToolCall(value)`).
  */
 export const ToolCall: AcpStandardSchema<T.ToolCall> = /* @__PURE__ */ standardSchema(check.ToolCall, "ToolCall", json.ToolCall);
 
 /**
- * Standard Schema of `PlanEntry` (parse.PlanEntry).
+ * Standard Schema of `PlanEntry` (`parse.PlanEntry(value)`).
  */
 export const PlanEntry: AcpStandardSchema<T.PlanEntry> = /* @__PURE__ */ standardSchema(check.PlanEntry, "PlanEntry", json.PlanEntry);
 
 /**
- * Standard Schema of `PlanEntryPriority` (parse.PlanEntryPriority).
+ * Standard Schema of `PlanEntryPriority` (`parse.PlanEntryPriority(value)`).
  */
 export const PlanEntryPriority: AcpStandardSchema<T.PlanEntryPriority> = /* @__PURE__ */ standardSchema(check.PlanEntryPriority, "PlanEntryPriority", json.PlanEntryPriority);
 
 /**
- * Standard Schema of `PlanEntryStatus` (parse.PlanEntryStatus).
+ * Standard Schema of `PlanEntryStatus` (`parse.PlanEntryStatus(value)`).
  */
 export const PlanEntryStatus: AcpStandardSchema<T.PlanEntryStatus> = /* @__PURE__ */ standardSchema(check.PlanEntryStatus, "PlanEntryStatus", json.PlanEntryStatus);
 
 /**
- * Standard Schema of `Plan` (parse.Plan).
+ * Standard Schema of `Plan` (`parse.Plan(value)`).
  */
 export const Plan: AcpStandardSchema<T.Plan> = /* @__PURE__ */ standardSchema(check.Plan, "Plan", json.Plan);
 
 /**
- * Standard Schema of `AvailableCommand` (parse.AvailableCommand).
+ * Standard Schema of `AvailableCommand` (`parse.AvailableCommand(value)`).
  */
 export const AvailableCommand: AcpStandardSchema<T.AvailableCommand> = /* @__PURE__ */ standardSchema(check.AvailableCommand, "AvailableCommand", json.AvailableCommand);
 
 /**
- * Standard Schema of `AvailableCommandInput` (parse.AvailableCommandInput).
+ * Standard Schema of `AvailableCommandInput` (`parse.AvailableCommandInput(value)`).
  */
 export const AvailableCommandInput: AcpStandardSchema<T.AvailableCommandInput> = /* @__PURE__ */ standardSchema(check.AvailableCommandInput, "AvailableCommandInput", json.AvailableCommandInput);
 
 /**
- * Standard Schema of `UnstructuredCommandInput` (parse.UnstructuredCommandInput).
+ * Standard Schema of `UnstructuredCommandInput` (`parse.UnstructuredCommandInput(value)`).
  */
 export const UnstructuredCommandInput: AcpStandardSchema<T.UnstructuredCommandInput> = /* @__PURE__ */ standardSchema(check.UnstructuredCommandInput, "UnstructuredCommandInput", json.UnstructuredCommandInput);
 
 /**
- * Standard Schema of `AvailableCommandsUpdate` (parse.AvailableCommandsUpdate).
+ * Standard Schema of `AvailableCommandsUpdate` (`parse.AvailableCommandsUpdate(value)`).
  */
 export const AvailableCommandsUpdate: AcpStandardSchema<T.AvailableCommandsUpdate> = /* @__PURE__ */ standardSchema(check.AvailableCommandsUpdate, "AvailableCommandsUpdate", json.AvailableCommandsUpdate);
 
 /**
- * Standard Schema of `CurrentModeUpdate` (parse.CurrentModeUpdate).
+ * Standard Schema of `CurrentModeUpdate` (`parse.CurrentModeUpdate(value)`).
  */
 export const CurrentModeUpdate: AcpStandardSchema<T.CurrentModeUpdate> = /* @__PURE__ */ standardSchema(check.CurrentModeUpdate, "CurrentModeUpdate", json.CurrentModeUpdate);
 
 /**
- * Standard Schema of `ConfigOptionUpdate` (parse.ConfigOptionUpdate).
+ * Standard Schema of `ConfigOptionUpdate` (`parse.ConfigOptionUpdate(value)`).
  */
 export const ConfigOptionUpdate: AcpStandardSchema<T.ConfigOptionUpdate> = /* @__PURE__ */ standardSchema(check.ConfigOptionUpdate, "ConfigOptionUpdate", json.ConfigOptionUpdate);
 
 /**
- * Standard Schema of `SessionInfoUpdate` (parse.SessionInfoUpdate).
+ * Standard Schema of `SessionInfoUpdate` (`parse.SessionInfoUpdate(value)`).
  */
 export const SessionInfoUpdate: AcpStandardSchema<T.SessionInfoUpdate> = /* @__PURE__ */ standardSchema(check.SessionInfoUpdate, "SessionInfoUpdate", json.SessionInfoUpdate);
 
 /**
- * Standard Schema of `Cost` (parse.Cost).
+ * Standard Schema of `Cost` (`parse.Cost(value)`).
  */
 export const Cost: AcpStandardSchema<T.Cost> = /* @__PURE__ */ standardSchema(check.Cost, "Cost", json.Cost);
 
 /**
- * Standard Schema of `UsageUpdate` (parse.UsageUpdate).
+ * Standard Schema of `UsageUpdate` (`parse.UsageUpdate(value)`).
  */
 export const UsageUpdate: AcpStandardSchema<T.UsageUpdate> = /* @__PURE__ */ standardSchema(check.UsageUpdate, "UsageUpdate", json.UsageUpdate);
 
 /**
- * Standard Schema of `NoticeSeverity` (parse.NoticeSeverity).
+ * Standard Schema of `NoticeSeverity` (`parse.NoticeSeverity(value)`).
  */
 export const NoticeSeverity: AcpStandardSchema<T.NoticeSeverity> = /* @__PURE__ */ standardSchema(check.NoticeSeverity, "NoticeSeverity", json.NoticeSeverity);
 
 /**
- * Standard Schema of `Notice` (parse.Notice).
+ * Standard Schema of `Notice` (`parse.Notice(value)`).
  */
 export const Notice: AcpStandardSchema<T.Notice> = /* @__PURE__ */ standardSchema(check.Notice, "Notice", json.Notice);
 
 /**
- * Standard Schema of `CompactionId` (parse.CompactionId).
+ * Standard Schema of `CompactionId` (`parse.CompactionId(value)`).
  */
 export const CompactionId: AcpStandardSchema<T.CompactionId> = /* @__PURE__ */ standardSchema(check.CompactionId, "CompactionId", json.CompactionId);
 
 /**
- * Standard Schema of `CompactionStatus` (parse.CompactionStatus).
+ * Standard Schema of `CompactionStatus` (`parse.CompactionStatus(value)`).
  */
 export const CompactionStatus: AcpStandardSchema<T.CompactionStatus> = /* @__PURE__ */ standardSchema(check.CompactionStatus, "CompactionStatus", json.CompactionStatus);
 
 /**
- * Standard Schema of `CompactionUpdate` (parse.CompactionUpdate).
+ * Standard Schema of `CompactionUpdate` (`parse.CompactionUpdate(value)`).
  */
 export const CompactionUpdate: AcpStandardSchema<T.CompactionUpdate> = /* @__PURE__ */ standardSchema(check.CompactionUpdate, "CompactionUpdate", json.CompactionUpdate);
 
 /**
- * Standard Schema of `CompactionSummaryChunk` (parse.CompactionSummaryChunk).
+ * Standard Schema of `CompactionSummaryChunk` (`parse.CompactionSummaryChunk(value)`).
  */
 export const CompactionSummaryChunk: AcpStandardSchema<T.CompactionSummaryChunk> = /* @__PURE__ */ standardSchema(check.CompactionSummaryChunk, "CompactionSummaryChunk", json.CompactionSummaryChunk);
 
 /**
- * Standard Schema of `CompleteElicitationNotification` (parse.CompleteElicitationNotification).
+ * Standard Schema of `CompleteElicitationNotification` (`parse.CompleteElicitationNotification(value)`).
  */
 export const CompleteElicitationNotification: AcpStandardSchema<T.CompleteElicitationNotification> = /* @__PURE__ */ standardSchema(check.CompleteElicitationNotification, "CompleteElicitationNotification", json.CompleteElicitationNotification);
 
 /**
- * Standard Schema of `ExtNotification` (parse.ExtNotification).
+ * Standard Schema of `ExtNotification` (`parse.ExtNotification(value)`).
  */
 export const ExtNotification: AcpStandardSchema<T.ExtNotification> = /* @__PURE__ */ standardSchema(check.ExtNotification, "ExtNotification", json.ExtNotification);
 
 /**
- * Standard Schema of `ClientRequest` (parse.ClientRequest).
+ * Standard Schema of `ClientRequest` (`parse.ClientRequest(value)`).
  */
 export const ClientRequest: AcpStandardSchema<T.ClientRequest> = /* @__PURE__ */ standardSchema(check.ClientRequest, "ClientRequest", json.ClientRequest);
 
 /**
- * Standard Schema of `InitializeRequest` (parse.InitializeRequest).
+ * Standard Schema of `InitializeRequest` (`parse.InitializeRequest(value)`).
  */
 export const InitializeRequest: AcpStandardSchema<T.InitializeRequest> = /* @__PURE__ */ standardSchema(check.InitializeRequest, "InitializeRequest", json.InitializeRequest);
 
 /**
- * Standard Schema of `ClientCapabilities` (parse.ClientCapabilities).
+ * Standard Schema of `ClientCapabilities` (`parse.ClientCapabilities(value)`).
  */
 export const ClientCapabilities: AcpStandardSchema<T.ClientCapabilities> = /* @__PURE__ */ standardSchema(check.ClientCapabilities, "ClientCapabilities", json.ClientCapabilities);
 
 /**
- * Standard Schema of `FileSystemCapabilities` (parse.FileSystemCapabilities).
+ * Standard Schema of `FileSystemCapabilities` (`parse.FileSystemCapabilities(value)`).
  */
 export const FileSystemCapabilities: AcpStandardSchema<T.FileSystemCapabilities> = /* @__PURE__ */ standardSchema(check.FileSystemCapabilities, "FileSystemCapabilities", json.FileSystemCapabilities);
 
 /**
- * Standard Schema of `ClientSessionCapabilities` (parse.ClientSessionCapabilities).
+ * Standard Schema of `ClientSessionCapabilities` (`parse.ClientSessionCapabilities(value)`).
  */
 export const ClientSessionCapabilities: AcpStandardSchema<T.ClientSessionCapabilities> = /* @__PURE__ */ standardSchema(check.ClientSessionCapabilities, "ClientSessionCapabilities", json.ClientSessionCapabilities);
 
 /**
- * Standard Schema of `CompactionCapabilities` (parse.CompactionCapabilities).
+ * Standard Schema of `CompactionCapabilities` (`parse.CompactionCapabilities(value)`).
  */
 export const CompactionCapabilities: AcpStandardSchema<T.CompactionCapabilities> = /* @__PURE__ */ standardSchema(check.CompactionCapabilities, "CompactionCapabilities", json.CompactionCapabilities);
 
 /**
- * Standard Schema of `SessionConfigOptionsCapabilities` (parse.SessionConfigOptionsCapabilities).
+ * Standard Schema of `SessionConfigOptionsCapabilities` (`parse.SessionConfigOptionsCapabilities(value)`).
  */
 export const SessionConfigOptionsCapabilities: AcpStandardSchema<T.SessionConfigOptionsCapabilities> = /* @__PURE__ */ standardSchema(check.SessionConfigOptionsCapabilities, "SessionConfigOptionsCapabilities", json.SessionConfigOptionsCapabilities);
 
 /**
- * Standard Schema of `BooleanConfigOptionCapabilities` (parse.BooleanConfigOptionCapabilities).
+ * Standard Schema of `BooleanConfigOptionCapabilities` (`parse.BooleanConfigOptionCapabilities(value)`).
  */
 export const BooleanConfigOptionCapabilities: AcpStandardSchema<T.BooleanConfigOptionCapabilities> = /* @__PURE__ */ standardSchema(check.BooleanConfigOptionCapabilities, "BooleanConfigOptionCapabilities", json.BooleanConfigOptionCapabilities);
 
 /**
- * Standard Schema of `NoticeCapabilities` (parse.NoticeCapabilities).
+ * Standard Schema of `NoticeCapabilities` (`parse.NoticeCapabilities(value)`).
  */
 export const NoticeCapabilities: AcpStandardSchema<T.NoticeCapabilities> = /* @__PURE__ */ standardSchema(check.NoticeCapabilities, "NoticeCapabilities", json.NoticeCapabilities);
 
 /**
- * Standard Schema of `AuthCapabilities` (parse.AuthCapabilities).
+ * Standard Schema of `AuthCapabilities` (`parse.AuthCapabilities(value)`).
  */
 export const AuthCapabilities: AcpStandardSchema<T.AuthCapabilities> = /* @__PURE__ */ standardSchema(check.AuthCapabilities, "AuthCapabilities", json.AuthCapabilities);
 
 /**
- * Standard Schema of `ElicitationCapabilities` (parse.ElicitationCapabilities).
+ * Standard Schema of `ElicitationCapabilities` (`parse.ElicitationCapabilities(value)`).
  */
 export const ElicitationCapabilities: AcpStandardSchema<T.ElicitationCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationCapabilities, "ElicitationCapabilities", json.ElicitationCapabilities);
 
 /**
- * Standard Schema of `ElicitationFormCapabilities` (parse.ElicitationFormCapabilities).
+ * Standard Schema of `ElicitationFormCapabilities` (`parse.ElicitationFormCapabilities(value)`).
  */
 export const ElicitationFormCapabilities: AcpStandardSchema<T.ElicitationFormCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationFormCapabilities, "ElicitationFormCapabilities", json.ElicitationFormCapabilities);
 
 /**
- * Standard Schema of `ElicitationUrlCapabilities` (parse.ElicitationUrlCapabilities).
+ * Standard Schema of `ElicitationUrlCapabilities` (`parse.ElicitationUrlCapabilities(value)`).
  */
 export const ElicitationUrlCapabilities: AcpStandardSchema<T.ElicitationUrlCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationUrlCapabilities, "ElicitationUrlCapabilities", json.ElicitationUrlCapabilities);
 
 /**
- * Standard Schema of `AuthenticateRequest` (parse.AuthenticateRequest).
+ * Standard Schema of `AuthenticateRequest` (`parse.AuthenticateRequest(value)`).
  */
 export const AuthenticateRequest: AcpStandardSchema<T.AuthenticateRequest> = /* @__PURE__ */ standardSchema(check.AuthenticateRequest, "AuthenticateRequest", json.AuthenticateRequest);
 
 /**
- * Standard Schema of `LogoutRequest` (parse.LogoutRequest).
+ * Standard Schema of `LogoutRequest` (`parse.LogoutRequest(value)`).
  */
 export const LogoutRequest: AcpStandardSchema<T.LogoutRequest> = /* @__PURE__ */ standardSchema(check.LogoutRequest, "LogoutRequest", json.LogoutRequest);
 
 /**
- * Standard Schema of `NewSessionRequest` (parse.NewSessionRequest).
+ * Standard Schema of `NewSessionRequest` (`parse.NewSessionRequest(value)`).
  */
 export const NewSessionRequest: AcpStandardSchema<T.NewSessionRequest> = /* @__PURE__ */ standardSchema(check.NewSessionRequest, "NewSessionRequest", json.NewSessionRequest);
 
 /**
- * Standard Schema of `McpServer` (parse.McpServer).
+ * Standard Schema of `McpServer` (`parse.McpServer(value)`).
  */
 export const McpServer: AcpStandardSchema<T.McpServer> = /* @__PURE__ */ standardSchema(check.McpServer, "McpServer", json.McpServer);
 
 /**
- * Standard Schema of `HttpHeader` (parse.HttpHeader).
+ * Standard Schema of `HttpHeader` (`parse.HttpHeader(value)`).
  */
 export const HttpHeader: AcpStandardSchema<T.HttpHeader> = /* @__PURE__ */ standardSchema(check.HttpHeader, "HttpHeader", json.HttpHeader);
 
 /**
- * Standard Schema of `McpServerHttp` (parse.McpServerHttp).
+ * Standard Schema of `McpServerHttp` (`parse.McpServerHttp(value)`).
  */
 export const McpServerHttp: AcpStandardSchema<T.McpServerHttp> = /* @__PURE__ */ standardSchema(check.McpServerHttp, "McpServerHttp", json.McpServerHttp);
 
 /**
- * Standard Schema of `McpServerSse` (parse.McpServerSse).
+ * Standard Schema of `McpServerSse` (`parse.McpServerSse(value)`).
  */
 export const McpServerSse: AcpStandardSchema<T.McpServerSse> = /* @__PURE__ */ standardSchema(check.McpServerSse, "McpServerSse", json.McpServerSse);
 
 /**
- * Standard Schema of `McpServerStdio` (parse.McpServerStdio).
+ * Standard Schema of `McpServerStdio` (`parse.McpServerStdio(value)`).
  */
 export const McpServerStdio: AcpStandardSchema<T.McpServerStdio> = /* @__PURE__ */ standardSchema(check.McpServerStdio, "McpServerStdio", json.McpServerStdio);
 
 /**
- * Standard Schema of `LoadSessionRequest` (parse.LoadSessionRequest).
+ * Standard Schema of `LoadSessionRequest` (`parse.LoadSessionRequest(value)`).
  */
 export const LoadSessionRequest: AcpStandardSchema<T.LoadSessionRequest> = /* @__PURE__ */ standardSchema(check.LoadSessionRequest, "LoadSessionRequest", json.LoadSessionRequest);
 
 /**
- * Standard Schema of `ListSessionsRequest` (parse.ListSessionsRequest).
+ * Standard Schema of `ListSessionsRequest` (`parse.ListSessionsRequest(value)`).
  */
 export const ListSessionsRequest: AcpStandardSchema<T.ListSessionsRequest> = /* @__PURE__ */ standardSchema(check.ListSessionsRequest, "ListSessionsRequest", json.ListSessionsRequest);
 
 /**
- * Standard Schema of `DeleteSessionRequest` (parse.DeleteSessionRequest).
+ * Standard Schema of `DeleteSessionRequest` (`parse.DeleteSessionRequest(value)`).
  */
 export const DeleteSessionRequest: AcpStandardSchema<T.DeleteSessionRequest> = /* @__PURE__ */ standardSchema(check.DeleteSessionRequest, "DeleteSessionRequest", json.DeleteSessionRequest);
 
 /**
- * Standard Schema of `ResumeSessionRequest` (parse.ResumeSessionRequest).
+ * Standard Schema of `ResumeSessionRequest` (`parse.ResumeSessionRequest(value)`).
  */
 export const ResumeSessionRequest: AcpStandardSchema<T.ResumeSessionRequest> = /* @__PURE__ */ standardSchema(check.ResumeSessionRequest, "ResumeSessionRequest", json.ResumeSessionRequest);
 
 /**
- * Standard Schema of `CloseSessionRequest` (parse.CloseSessionRequest).
+ * Standard Schema of `CloseSessionRequest` (`parse.CloseSessionRequest(value)`).
  */
 export const CloseSessionRequest: AcpStandardSchema<T.CloseSessionRequest> = /* @__PURE__ */ standardSchema(check.CloseSessionRequest, "CloseSessionRequest", json.CloseSessionRequest);
 
 /**
- * Standard Schema of `SetSessionModeRequest` (parse.SetSessionModeRequest).
+ * Standard Schema of `SetSessionModeRequest` (`parse.SetSessionModeRequest(value)`).
  */
 export const SetSessionModeRequest: AcpStandardSchema<T.SetSessionModeRequest> = /* @__PURE__ */ standardSchema(check.SetSessionModeRequest, "SetSessionModeRequest", json.SetSessionModeRequest);
 
 /**
- * Standard Schema of `SetSessionConfigOptionRequest` (parse.SetSessionConfigOptionRequest).
+ * Standard Schema of `SetSessionConfigOptionRequest` (`parse.SetSessionConfigOptionRequest(value)`).
  */
 export const SetSessionConfigOptionRequest: AcpStandardSchema<T.SetSessionConfigOptionRequest> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionRequest, "SetSessionConfigOptionRequest", json.SetSessionConfigOptionRequest);
 
 /**
- * Standard Schema of `PromptRequest` (parse.PromptRequest).
+ * Standard Schema of `PromptRequest` (`parse.PromptRequest(value)`).
  */
 export const PromptRequest: AcpStandardSchema<T.PromptRequest> = /* @__PURE__ */ standardSchema(check.PromptRequest, "PromptRequest", json.PromptRequest);
 
 /**
- * Standard Schema of `ClientResponse` (parse.ClientResponse).
+ * Standard Schema of `ClientResponse` (`parse.ClientResponse(value)`).
  */
 export const ClientResponse: AcpStandardSchema<T.ClientResponse> = /* @__PURE__ */ standardSchema(check.ClientResponse, "ClientResponse", json.ClientResponse);
 
 /**
- * Standard Schema of `WriteTextFileResponse` (parse.WriteTextFileResponse).
+ * Standard Schema of `WriteTextFileResponse` (`parse.WriteTextFileResponse(value)`).
  */
 export const WriteTextFileResponse: AcpStandardSchema<T.WriteTextFileResponse> = /* @__PURE__ */ standardSchema(check.WriteTextFileResponse, "WriteTextFileResponse", json.WriteTextFileResponse);
 
 /**
- * Standard Schema of `ReadTextFileResponse` (parse.ReadTextFileResponse).
+ * Standard Schema of `ReadTextFileResponse` (`parse.ReadTextFileResponse(value)`).
  */
 export const ReadTextFileResponse: AcpStandardSchema<T.ReadTextFileResponse> = /* @__PURE__ */ standardSchema(check.ReadTextFileResponse, "ReadTextFileResponse", json.ReadTextFileResponse);
 
 /**
- * Standard Schema of `RequestPermissionResponse` (parse.RequestPermissionResponse).
+ * Standard Schema of `RequestPermissionResponse` (`parse.RequestPermissionResponse(value)`).
  */
 export const RequestPermissionResponse: AcpStandardSchema<T.RequestPermissionResponse> = /* @__PURE__ */ standardSchema(check.RequestPermissionResponse, "RequestPermissionResponse", json.RequestPermissionResponse);
 
 /**
- * Standard Schema of `RequestPermissionOutcome` (parse.RequestPermissionOutcome).
+ * Standard Schema of `RequestPermissionOutcome` (`parse.RequestPermissionOutcome(value)`).
  */
 export const RequestPermissionOutcome: AcpStandardSchema<T.RequestPermissionOutcome> = /* @__PURE__ */ standardSchema(check.RequestPermissionOutcome, "RequestPermissionOutcome", json.RequestPermissionOutcome);
 
 /**
- * Standard Schema of `SelectedPermissionOutcome` (parse.SelectedPermissionOutcome).
+ * Standard Schema of `SelectedPermissionOutcome` (`parse.SelectedPermissionOutcome(value)`).
  */
 export const SelectedPermissionOutcome: AcpStandardSchema<T.SelectedPermissionOutcome> = /* @__PURE__ */ standardSchema(check.SelectedPermissionOutcome, "SelectedPermissionOutcome", json.SelectedPermissionOutcome);
 
 /**
- * Standard Schema of `CreateTerminalResponse` (parse.CreateTerminalResponse).
+ * Standard Schema of `CreateTerminalResponse` (`parse.CreateTerminalResponse(value)`).
  */
 export const CreateTerminalResponse: AcpStandardSchema<T.CreateTerminalResponse> = /* @__PURE__ */ standardSchema(check.CreateTerminalResponse, "CreateTerminalResponse", json.CreateTerminalResponse);
 
 /**
- * Standard Schema of `TerminalOutputResponse` (parse.TerminalOutputResponse).
+ * Standard Schema of `TerminalOutputResponse` (`parse.TerminalOutputResponse(value)`).
  */
 export const TerminalOutputResponse: AcpStandardSchema<T.TerminalOutputResponse> = /* @__PURE__ */ standardSchema(check.TerminalOutputResponse, "TerminalOutputResponse", json.TerminalOutputResponse);
 
 /**
- * Standard Schema of `TerminalExitStatus` (parse.TerminalExitStatus).
+ * Standard Schema of `TerminalExitStatus` (`parse.TerminalExitStatus(value)`).
  */
 export const TerminalExitStatus: AcpStandardSchema<T.TerminalExitStatus> = /* @__PURE__ */ standardSchema(check.TerminalExitStatus, "TerminalExitStatus", json.TerminalExitStatus);
 
 /**
- * Standard Schema of `ReleaseTerminalResponse` (parse.ReleaseTerminalResponse).
+ * Standard Schema of `ReleaseTerminalResponse` (`parse.ReleaseTerminalResponse(value)`).
  */
 export const ReleaseTerminalResponse: AcpStandardSchema<T.ReleaseTerminalResponse> = /* @__PURE__ */ standardSchema(check.ReleaseTerminalResponse, "ReleaseTerminalResponse", json.ReleaseTerminalResponse);
 
 /**
- * Standard Schema of `WaitForTerminalExitResponse` (parse.WaitForTerminalExitResponse).
+ * Standard Schema of `WaitForTerminalExitResponse` (`parse.WaitForTerminalExitResponse(value)`).
  */
 export const WaitForTerminalExitResponse: AcpStandardSchema<T.WaitForTerminalExitResponse> = /* @__PURE__ */ standardSchema(check.WaitForTerminalExitResponse, "WaitForTerminalExitResponse", json.WaitForTerminalExitResponse);
 
 /**
- * Standard Schema of `KillTerminalResponse` (parse.KillTerminalResponse).
+ * Standard Schema of `KillTerminalResponse` (`parse.KillTerminalResponse(value)`).
  */
 export const KillTerminalResponse: AcpStandardSchema<T.KillTerminalResponse> = /* @__PURE__ */ standardSchema(check.KillTerminalResponse, "KillTerminalResponse", json.KillTerminalResponse);
 
 /**
- * Standard Schema of `CreateElicitationResponse` (parse.CreateElicitationResponse).
+ * Standard Schema of `CreateElicitationResponse` (`parse.CreateElicitationResponse(value)`).
  */
 export const CreateElicitationResponse: AcpStandardSchema<T.CreateElicitationResponse> = /* @__PURE__ */ standardSchema(check.CreateElicitationResponse, "CreateElicitationResponse", json.CreateElicitationResponse);
 
 /**
- * Standard Schema of `ElicitationContentValue` (parse.ElicitationContentValue).
+ * Standard Schema of `ElicitationContentValue` (`parse.ElicitationContentValue(value)`).
  */
 export const ElicitationContentValue: AcpStandardSchema<T.ElicitationContentValue> = /* @__PURE__ */ standardSchema(check.ElicitationContentValue, "ElicitationContentValue", json.ElicitationContentValue);
 
 /**
- * Standard Schema of `ElicitationAcceptAction` (parse.ElicitationAcceptAction).
+ * Standard Schema of `ElicitationAcceptAction` (`parse.ElicitationAcceptAction(value)`).
  */
 export const ElicitationAcceptAction: AcpStandardSchema<T.ElicitationAcceptAction> = /* @__PURE__ */ standardSchema(check.ElicitationAcceptAction, "ElicitationAcceptAction", json.ElicitationAcceptAction);
 
 /**
- * Standard Schema of `ClientNotification` (parse.ClientNotification).
+ * Standard Schema of `ClientNotification` (`parse.ClientNotification(value)`).
  */
 export const ClientNotification: AcpStandardSchema<T.ClientNotification> = /* @__PURE__ */ standardSchema(check.ClientNotification, "ClientNotification", json.ClientNotification);
 
 /**
- * Standard Schema of `CancelNotification` (parse.CancelNotification).
+ * Standard Schema of `CancelNotification` (`parse.CancelNotification(value)`).
  */
 export const CancelNotification: AcpStandardSchema<T.CancelNotification> = /* @__PURE__ */ standardSchema(check.CancelNotification, "CancelNotification", json.CancelNotification);
 
 /**
- * Standard Schema of `CancelRequestNotification` (parse.CancelRequestNotification).
+ * Standard Schema of `CancelRequestNotification` (`parse.CancelRequestNotification(value)`).
  */
 export const CancelRequestNotification: AcpStandardSchema<T.CancelRequestNotification> = /* @__PURE__ */ standardSchema(check.CancelRequestNotification, "CancelRequestNotification", json.CancelRequestNotification);

@@ -13,986 +13,986 @@ import * as json from "./json-schema.js";
  */
 
 /**
- * Standard Schema of `AgentRequest` (parse.AgentRequest).
+ * Standard Schema of `AgentRequest` (`parse.AgentRequest(value)`).
  */
 export const AgentRequest: AcpStandardSchema<T.AgentRequest> = /* @__PURE__ */ standardSchema(check.AgentRequest, "AgentRequest", json.AgentRequest);
 
 /**
- * Standard Schema of `RequestId` (parse.RequestId).
+ * Standard Schema of `RequestId` (`parse.RequestId(value)`).
  */
 export const RequestId: AcpStandardSchema<T.RequestId> = /* @__PURE__ */ standardSchema(check.RequestId, "RequestId", json.RequestId);
 
 /**
- * Standard Schema of `RequestPermissionRequest` (parse.RequestPermissionRequest).
+ * Standard Schema of `RequestPermissionRequest` (`parse.RequestPermissionRequest(value)`).
  */
 export const RequestPermissionRequest: AcpStandardSchema<T.RequestPermissionRequest> = /* @__PURE__ */ standardSchema(check.RequestPermissionRequest, "RequestPermissionRequest", json.RequestPermissionRequest);
 
 /**
- * Standard Schema of `SessionId` (parse.SessionId).
+ * Standard Schema of `SessionId` (`parse.SessionId(value)`).
  */
 export const SessionId: AcpStandardSchema<T.SessionId> = /* @__PURE__ */ standardSchema(check.SessionId, "SessionId", json.SessionId);
 
 /**
- * Standard Schema of `RequestPermissionSubject` (parse.RequestPermissionSubject).
+ * Standard Schema of `RequestPermissionSubject` (`parse.RequestPermissionSubject(value)`).
  */
 export const RequestPermissionSubject: AcpStandardSchema<T.RequestPermissionSubject> = /* @__PURE__ */ standardSchema(check.RequestPermissionSubject, "RequestPermissionSubject", json.RequestPermissionSubject);
 
 /**
- * Standard Schema of `ToolCallUpdate` (parse.ToolCallUpdate).
+ * Standard Schema of `ToolCallUpdate` (`parse.ToolCallUpdate(value)`).
  */
 export const ToolCallUpdate: AcpStandardSchema<T.ToolCallUpdate> = /* @__PURE__ */ standardSchema(check.ToolCallUpdate, "ToolCallUpdate", json.ToolCallUpdate);
 
 /**
- * Standard Schema of `ToolCallId` (parse.ToolCallId).
+ * Standard Schema of `ToolCallId` (`parse.ToolCallId(value)`).
  */
 export const ToolCallId: AcpStandardSchema<T.ToolCallId> = /* @__PURE__ */ standardSchema(check.ToolCallId, "ToolCallId", json.ToolCallId);
 
 /**
- * Standard Schema of `ToolKind` (parse.ToolKind).
+ * Standard Schema of `ToolKind` (`parse.ToolKind(value)`).
  */
 export const ToolKind: AcpStandardSchema<T.ToolKind> = /* @__PURE__ */ standardSchema(check.ToolKind, "ToolKind", json.ToolKind);
 
 /**
- * Standard Schema of `ToolCallStatus` (parse.ToolCallStatus).
+ * Standard Schema of `ToolCallStatus` (`parse.ToolCallStatus(value)`).
  */
 export const ToolCallStatus: AcpStandardSchema<T.ToolCallStatus> = /* @__PURE__ */ standardSchema(check.ToolCallStatus, "ToolCallStatus", json.ToolCallStatus);
 
 /**
- * Standard Schema of `ToolCallContent` (parse.ToolCallContent).
+ * Standard Schema of `ToolCallContent` (`parse.ToolCallContent(value)`).
  */
 export const ToolCallContent: AcpStandardSchema<T.ToolCallContent> = /* @__PURE__ */ standardSchema(check.ToolCallContent, "ToolCallContent", json.ToolCallContent);
 
 /**
- * Standard Schema of `ContentBlock` (parse.ContentBlock).
+ * Standard Schema of `ContentBlock` (`parse.ContentBlock(value)`).
  */
 export const ContentBlock: AcpStandardSchema<T.ContentBlock> = /* @__PURE__ */ standardSchema(check.ContentBlock, "ContentBlock", json.ContentBlock);
 
 /**
- * Standard Schema of `Annotations` (parse.Annotations).
+ * Standard Schema of `Annotations` (`parse.Annotations(value)`).
  */
 export const Annotations: AcpStandardSchema<T.Annotations> = /* @__PURE__ */ standardSchema(check.Annotations, "Annotations", json.Annotations);
 
 /**
- * Standard Schema of `Role` (parse.Role).
+ * Standard Schema of `Role` (`parse.Role(value)`).
  */
 export const Role: AcpStandardSchema<T.Role> = /* @__PURE__ */ standardSchema(check.Role, "Role", json.Role);
 
 /**
- * Standard Schema of `TextContent` (parse.TextContent).
+ * Standard Schema of `TextContent` (`parse.TextContent(value)`).
  */
 export const TextContent: AcpStandardSchema<T.TextContent> = /* @__PURE__ */ standardSchema(check.TextContent, "TextContent", json.TextContent);
 
 /**
- * Standard Schema of `MediaType` (parse.MediaType).
+ * Standard Schema of `MediaType` (`parse.MediaType(value)`).
  */
 export const MediaType: AcpStandardSchema<T.MediaType> = /* @__PURE__ */ standardSchema(check.MediaType, "MediaType", json.MediaType);
 
 /**
- * Standard Schema of `ImageContent` (parse.ImageContent).
+ * Standard Schema of `ImageContent` (`parse.ImageContent(value)`).
  */
 export const ImageContent: AcpStandardSchema<T.ImageContent> = /* @__PURE__ */ standardSchema(check.ImageContent, "ImageContent", json.ImageContent);
 
 /**
- * Standard Schema of `AudioContent` (parse.AudioContent).
+ * Standard Schema of `AudioContent` (`parse.AudioContent(value)`).
  */
 export const AudioContent: AcpStandardSchema<T.AudioContent> = /* @__PURE__ */ standardSchema(check.AudioContent, "AudioContent", json.AudioContent);
 
 /**
- * Standard Schema of `Icon` (parse.Icon).
+ * Standard Schema of `Icon` (`parse.Icon(value)`).
  */
 export const Icon: AcpStandardSchema<T.Icon> = /* @__PURE__ */ standardSchema(check.Icon, "Icon", json.Icon);
 
 /**
- * Standard Schema of `IconTheme` (parse.IconTheme).
+ * Standard Schema of `IconTheme` (`parse.IconTheme(value)`).
  */
 export const IconTheme: AcpStandardSchema<T.IconTheme> = /* @__PURE__ */ standardSchema(check.IconTheme, "IconTheme", json.IconTheme);
 
 /**
- * Standard Schema of `ResourceLink` (parse.ResourceLink).
+ * Standard Schema of `ResourceLink` (`parse.ResourceLink(value)`).
  */
 export const ResourceLink: AcpStandardSchema<T.ResourceLink> = /* @__PURE__ */ standardSchema(check.ResourceLink, "ResourceLink", json.ResourceLink);
 
 /**
- * Standard Schema of `EmbeddedResourceResource` (parse.EmbeddedResourceResource).
+ * Standard Schema of `EmbeddedResourceResource` (`parse.EmbeddedResourceResource(value)`).
  */
 export const EmbeddedResourceResource: AcpStandardSchema<T.EmbeddedResourceResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResourceResource, "EmbeddedResourceResource", json.EmbeddedResourceResource);
 
 /**
- * Standard Schema of `TextResourceContents` (parse.TextResourceContents).
+ * Standard Schema of `TextResourceContents` (`parse.TextResourceContents(value)`).
  */
 export const TextResourceContents: AcpStandardSchema<T.TextResourceContents> = /* @__PURE__ */ standardSchema(check.TextResourceContents, "TextResourceContents", json.TextResourceContents);
 
 /**
- * Standard Schema of `BlobResourceContents` (parse.BlobResourceContents).
+ * Standard Schema of `BlobResourceContents` (`parse.BlobResourceContents(value)`).
  */
 export const BlobResourceContents: AcpStandardSchema<T.BlobResourceContents> = /* @__PURE__ */ standardSchema(check.BlobResourceContents, "BlobResourceContents", json.BlobResourceContents);
 
 /**
- * Standard Schema of `EmbeddedResource` (parse.EmbeddedResource).
+ * Standard Schema of `EmbeddedResource` (`parse.EmbeddedResource(value)`).
  */
 export const EmbeddedResource: AcpStandardSchema<T.EmbeddedResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResource, "EmbeddedResource", json.EmbeddedResource);
 
 /**
- * Standard Schema of `Content` (parse.Content).
+ * Standard Schema of `Content` (`parse.Content(value)`).
  */
 export const Content: AcpStandardSchema<T.Content> = /* @__PURE__ */ standardSchema(check.Content, "Content", json.Content);
 
 /**
- * Standard Schema of `DiffChange` (parse.DiffChange).
+ * Standard Schema of `DiffChange` (`parse.DiffChange(value)`).
  */
 export const DiffChange: AcpStandardSchema<T.DiffChange> = /* @__PURE__ */ standardSchema(check.DiffChange, "DiffChange", json.DiffChange);
 
 /**
- * Standard Schema of `DiffFileType` (parse.DiffFileType).
+ * Standard Schema of `DiffFileType` (`parse.DiffFileType(value)`).
  */
 export const DiffFileType: AcpStandardSchema<T.DiffFileType> = /* @__PURE__ */ standardSchema(check.DiffFileType, "DiffFileType", json.DiffFileType);
 
 /**
- * Standard Schema of `AbsolutePath` (parse.AbsolutePath).
+ * Standard Schema of `AbsolutePath` (`parse.AbsolutePath(value)`).
  */
 export const AbsolutePath: AcpStandardSchema<T.AbsolutePath> = /* @__PURE__ */ standardSchema(check.AbsolutePath, "AbsolutePath", json.AbsolutePath);
 
 /**
- * Standard Schema of `DiffPathChange` (parse.DiffPathChange).
+ * Standard Schema of `DiffPathChange` (`parse.DiffPathChange(value)`).
  */
 export const DiffPathChange: AcpStandardSchema<T.DiffPathChange> = /* @__PURE__ */ standardSchema(check.DiffPathChange, "DiffPathChange", json.DiffPathChange);
 
 /**
- * Standard Schema of `DiffPathPairChange` (parse.DiffPathPairChange).
+ * Standard Schema of `DiffPathPairChange` (`parse.DiffPathPairChange(value)`).
  */
 export const DiffPathPairChange: AcpStandardSchema<T.DiffPathPairChange> = /* @__PURE__ */ standardSchema(check.DiffPathPairChange, "DiffPathPairChange", json.DiffPathPairChange);
 
 /**
- * Standard Schema of `DiffPatch` (parse.DiffPatch).
+ * Standard Schema of `DiffPatch` (`parse.DiffPatch(value)`).
  */
 export const DiffPatch: AcpStandardSchema<T.DiffPatch> = /* @__PURE__ */ standardSchema(check.DiffPatch, "DiffPatch", json.DiffPatch);
 
 /**
- * Standard Schema of `DiffPatchFormat` (parse.DiffPatchFormat).
+ * Standard Schema of `DiffPatchFormat` (`parse.DiffPatchFormat(value)`).
  */
 export const DiffPatchFormat: AcpStandardSchema<T.DiffPatchFormat> = /* @__PURE__ */ standardSchema(check.DiffPatchFormat, "DiffPatchFormat", json.DiffPatchFormat);
 
 /**
- * Standard Schema of `Diff` (parse.Diff).
+ * Standard Schema of `Diff` (`parse.Diff(value)`).
  */
 export const Diff: AcpStandardSchema<T.Diff> = /* @__PURE__ */ standardSchema(check.Diff, "Diff", json.Diff);
 
 /**
- * Standard Schema of `TerminalId` (parse.TerminalId).
+ * Standard Schema of `TerminalId` (`parse.TerminalId(value)`).
  */
 export const TerminalId: AcpStandardSchema<T.TerminalId> = /* @__PURE__ */ standardSchema(check.TerminalId, "TerminalId", json.TerminalId);
 
 /**
- * Standard Schema of `Terminal` (parse.Terminal).
+ * Standard Schema of `Terminal` (`parse.Terminal(value)`).
  */
 export const Terminal: AcpStandardSchema<T.Terminal> = /* @__PURE__ */ standardSchema(check.Terminal, "Terminal", json.Terminal);
 
 /**
- * Standard Schema of `ToolCallLocation` (parse.ToolCallLocation).
+ * Standard Schema of `ToolCallLocation` (`parse.ToolCallLocation(value)`).
  */
 export const ToolCallLocation: AcpStandardSchema<T.ToolCallLocation> = /* @__PURE__ */ standardSchema(check.ToolCallLocation, "ToolCallLocation", json.ToolCallLocation);
 
 /**
- * Standard Schema of `ToolCallCapabilities` (parse.ToolCallCapabilities).
+ * Standard Schema of `ToolCallCapabilities` (`parse.ToolCallCapabilities(value)`).
  */
 export const ToolCallCapabilities: AcpStandardSchema<T.ToolCallCapabilities> = /* @__PURE__ */ standardSchema(check.ToolCallCapabilities, "ToolCallCapabilities", json.ToolCallCapabilities);
 
 /**
- * Standard Schema of `ToolCallCancelCapabilities` (parse.ToolCallCancelCapabilities).
+ * Standard Schema of `ToolCallCancelCapabilities` (`parse.ToolCallCancelCapabilities(value)`).
  */
 export const ToolCallCancelCapabilities: AcpStandardSchema<T.ToolCallCancelCapabilities> = /* @__PURE__ */ standardSchema(check.ToolCallCancelCapabilities, "ToolCallCancelCapabilities", json.ToolCallCancelCapabilities);
 
 /**
- * Standard Schema of `ToolCallPermissionSubject` (parse.ToolCallPermissionSubject).
+ * Standard Schema of `ToolCallPermissionSubject` (`parse.ToolCallPermissionSubject(value)`).
  */
 export const ToolCallPermissionSubject: AcpStandardSchema<T.ToolCallPermissionSubject> = /* @__PURE__ */ standardSchema(check.ToolCallPermissionSubject, "ToolCallPermissionSubject", json.ToolCallPermissionSubject);
 
 /**
- * Standard Schema of `CommandPermissionSubject` (parse.CommandPermissionSubject).
+ * Standard Schema of `CommandPermissionSubject` (`parse.CommandPermissionSubject(value)`).
  */
 export const CommandPermissionSubject: AcpStandardSchema<T.CommandPermissionSubject> = /* @__PURE__ */ standardSchema(check.CommandPermissionSubject, "CommandPermissionSubject", json.CommandPermissionSubject);
 
 /**
- * Standard Schema of `PermissionOption` (parse.PermissionOption).
+ * Standard Schema of `PermissionOption` (`parse.PermissionOption(value)`).
  */
 export const PermissionOption: AcpStandardSchema<T.PermissionOption> = /* @__PURE__ */ standardSchema(check.PermissionOption, "PermissionOption", json.PermissionOption);
 
 /**
- * Standard Schema of `PermissionOptionId` (parse.PermissionOptionId).
+ * Standard Schema of `PermissionOptionId` (`parse.PermissionOptionId(value)`).
  */
 export const PermissionOptionId: AcpStandardSchema<T.PermissionOptionId> = /* @__PURE__ */ standardSchema(check.PermissionOptionId, "PermissionOptionId", json.PermissionOptionId);
 
 /**
- * Standard Schema of `PermissionOptionKind` (parse.PermissionOptionKind).
+ * Standard Schema of `PermissionOptionKind` (`parse.PermissionOptionKind(value)`).
  */
 export const PermissionOptionKind: AcpStandardSchema<T.PermissionOptionKind> = /* @__PURE__ */ standardSchema(check.PermissionOptionKind, "PermissionOptionKind", json.PermissionOptionKind);
 
 /**
- * Standard Schema of `CreateElicitationRequest` (parse.CreateElicitationRequest).
+ * Standard Schema of `CreateElicitationRequest` (`parse.CreateElicitationRequest(value)`).
  */
 export const CreateElicitationRequest: AcpStandardSchema<T.CreateElicitationRequest> = /* @__PURE__ */ standardSchema(check.CreateElicitationRequest, "CreateElicitationRequest", json.CreateElicitationRequest);
 
 /**
- * Standard Schema of `ElicitationSessionScope` (parse.ElicitationSessionScope).
+ * Standard Schema of `ElicitationSessionScope` (`parse.ElicitationSessionScope(value)`).
  */
 export const ElicitationSessionScope: AcpStandardSchema<T.ElicitationSessionScope> = /* @__PURE__ */ standardSchema(check.ElicitationSessionScope, "ElicitationSessionScope", json.ElicitationSessionScope);
 
 /**
- * Standard Schema of `ElicitationRequestScope` (parse.ElicitationRequestScope).
+ * Standard Schema of `ElicitationRequestScope` (`parse.ElicitationRequestScope(value)`).
  */
 export const ElicitationRequestScope: AcpStandardSchema<T.ElicitationRequestScope> = /* @__PURE__ */ standardSchema(check.ElicitationRequestScope, "ElicitationRequestScope", json.ElicitationRequestScope);
 
 /**
- * Standard Schema of `ElicitationSchema` (parse.ElicitationSchema).
+ * Standard Schema of `ElicitationSchema` (`parse.ElicitationSchema(value)`).
  */
 export const ElicitationSchema: AcpStandardSchema<T.ElicitationSchema> = /* @__PURE__ */ standardSchema(check.ElicitationSchema, "ElicitationSchema", json.ElicitationSchema);
 
 /**
- * Standard Schema of `ElicitationSchemaType` (parse.ElicitationSchemaType).
+ * Standard Schema of `ElicitationSchemaType` (`parse.ElicitationSchemaType(value)`).
  */
 export const ElicitationSchemaType: AcpStandardSchema<T.ElicitationSchemaType> = /* @__PURE__ */ standardSchema(check.ElicitationSchemaType, "ElicitationSchemaType", json.ElicitationSchemaType);
 
 /**
- * Standard Schema of `ElicitationPropertySchema` (parse.ElicitationPropertySchema).
+ * Standard Schema of `ElicitationPropertySchema` (`parse.ElicitationPropertySchema(value)`).
  */
 export const ElicitationPropertySchema: AcpStandardSchema<T.ElicitationPropertySchema> = /* @__PURE__ */ standardSchema(check.ElicitationPropertySchema, "ElicitationPropertySchema", json.ElicitationPropertySchema);
 
 /**
- * Standard Schema of `StringFormat` (parse.StringFormat).
+ * Standard Schema of `StringFormat` (`parse.StringFormat(value)`).
  */
 export const StringFormat: AcpStandardSchema<T.StringFormat> = /* @__PURE__ */ standardSchema(check.StringFormat, "StringFormat", json.StringFormat);
 
 /**
- * Standard Schema of `EnumOption` (parse.EnumOption).
+ * Standard Schema of `EnumOption` (`parse.EnumOption(value)`).
  */
 export const EnumOption: AcpStandardSchema<T.EnumOption> = /* @__PURE__ */ standardSchema(check.EnumOption, "EnumOption", json.EnumOption);
 
 /**
- * Standard Schema of `StringPropertySchema` (parse.StringPropertySchema).
+ * Standard Schema of `StringPropertySchema` (`parse.StringPropertySchema(value)`).
  */
 export const StringPropertySchema: AcpStandardSchema<T.StringPropertySchema> = /* @__PURE__ */ standardSchema(check.StringPropertySchema, "StringPropertySchema", json.StringPropertySchema);
 
 /**
- * Standard Schema of `NumberPropertySchema` (parse.NumberPropertySchema).
+ * Standard Schema of `NumberPropertySchema` (`parse.NumberPropertySchema(value)`).
  */
 export const NumberPropertySchema: AcpStandardSchema<T.NumberPropertySchema> = /* @__PURE__ */ standardSchema(check.NumberPropertySchema, "NumberPropertySchema", json.NumberPropertySchema);
 
 /**
- * Standard Schema of `IntegerPropertySchema` (parse.IntegerPropertySchema).
+ * Standard Schema of `IntegerPropertySchema` (`parse.IntegerPropertySchema(value)`).
  */
 export const IntegerPropertySchema: AcpStandardSchema<T.IntegerPropertySchema> = /* @__PURE__ */ standardSchema(check.IntegerPropertySchema, "IntegerPropertySchema", json.IntegerPropertySchema);
 
 /**
- * Standard Schema of `BooleanPropertySchema` (parse.BooleanPropertySchema).
+ * Standard Schema of `BooleanPropertySchema` (`parse.BooleanPropertySchema(value)`).
  */
 export const BooleanPropertySchema: AcpStandardSchema<T.BooleanPropertySchema> = /* @__PURE__ */ standardSchema(check.BooleanPropertySchema, "BooleanPropertySchema", json.BooleanPropertySchema);
 
 /**
- * Standard Schema of `MultiSelectItems` (parse.MultiSelectItems).
+ * Standard Schema of `MultiSelectItems` (`parse.MultiSelectItems(value)`).
  */
 export const MultiSelectItems: AcpStandardSchema<T.MultiSelectItems> = /* @__PURE__ */ standardSchema(check.MultiSelectItems, "MultiSelectItems", json.MultiSelectItems);
 
 /**
- * Standard Schema of `StringMultiSelectItems` (parse.StringMultiSelectItems).
+ * Standard Schema of `StringMultiSelectItems` (`parse.StringMultiSelectItems(value)`).
  */
 export const StringMultiSelectItems: AcpStandardSchema<T.StringMultiSelectItems> = /* @__PURE__ */ standardSchema(check.StringMultiSelectItems, "StringMultiSelectItems", json.StringMultiSelectItems);
 
 /**
- * Standard Schema of `TitledMultiSelectItems` (parse.TitledMultiSelectItems).
+ * Standard Schema of `TitledMultiSelectItems` (`parse.TitledMultiSelectItems(value)`).
  */
 export const TitledMultiSelectItems: AcpStandardSchema<T.TitledMultiSelectItems> = /* @__PURE__ */ standardSchema(check.TitledMultiSelectItems, "TitledMultiSelectItems", json.TitledMultiSelectItems);
 
 /**
- * Standard Schema of `MultiSelectPropertySchema` (parse.MultiSelectPropertySchema).
+ * Standard Schema of `MultiSelectPropertySchema` (`parse.MultiSelectPropertySchema(value)`).
  */
 export const MultiSelectPropertySchema: AcpStandardSchema<T.MultiSelectPropertySchema> = /* @__PURE__ */ standardSchema(check.MultiSelectPropertySchema, "MultiSelectPropertySchema", json.MultiSelectPropertySchema);
 
 /**
- * Standard Schema of `ElicitationFormMode` (parse.ElicitationFormMode).
+ * Standard Schema of `ElicitationFormMode` (`parse.ElicitationFormMode(value)`).
  */
 export const ElicitationFormMode: AcpStandardSchema<T.ElicitationFormMode> = /* @__PURE__ */ standardSchema(check.ElicitationFormMode, "ElicitationFormMode", json.ElicitationFormMode);
 
 /**
- * Standard Schema of `ElicitationId` (parse.ElicitationId).
+ * Standard Schema of `ElicitationId` (`parse.ElicitationId(value)`).
  */
 export const ElicitationId: AcpStandardSchema<T.ElicitationId> = /* @__PURE__ */ standardSchema(check.ElicitationId, "ElicitationId", json.ElicitationId);
 
 /**
- * Standard Schema of `ElicitationUrlMode` (parse.ElicitationUrlMode).
+ * Standard Schema of `ElicitationUrlMode` (`parse.ElicitationUrlMode(value)`).
  */
 export const ElicitationUrlMode: AcpStandardSchema<T.ElicitationUrlMode> = /* @__PURE__ */ standardSchema(check.ElicitationUrlMode, "ElicitationUrlMode", json.ElicitationUrlMode);
 
 /**
- * Standard Schema of `ExtRequest` (parse.ExtRequest).
+ * Standard Schema of `ExtRequest` (`parse.ExtRequest(value)`).
  */
 export const ExtRequest: AcpStandardSchema<T.ExtRequest> = /* @__PURE__ */ standardSchema(check.ExtRequest, "ExtRequest", json.ExtRequest);
 
 /**
- * Standard Schema of `AgentResponse` (parse.AgentResponse).
+ * Standard Schema of `AgentResponse` (`parse.AgentResponse(value)`).
  */
 export const AgentResponse: AcpStandardSchema<T.AgentResponse> = /* @__PURE__ */ standardSchema(check.AgentResponse, "AgentResponse", json.AgentResponse);
 
 /**
- * Standard Schema of `InitializeResponse` (parse.InitializeResponse).
+ * Standard Schema of `InitializeResponse` (`parse.InitializeResponse(value)`).
  */
 export const InitializeResponse: AcpStandardSchema<T.InitializeResponse> = /* @__PURE__ */ standardSchema(check.InitializeResponse, "InitializeResponse", json.InitializeResponse);
 
 /**
- * Standard Schema of `ProtocolVersion` (parse.ProtocolVersion).
+ * Standard Schema of `ProtocolVersion` (`parse.ProtocolVersion(value)`).
  */
 export const ProtocolVersion: AcpStandardSchema<T.ProtocolVersion> = /* @__PURE__ */ standardSchema(check.ProtocolVersion, "ProtocolVersion", json.ProtocolVersion);
 
 /**
- * Standard Schema of `Implementation` (parse.Implementation).
+ * Standard Schema of `Implementation` (`parse.Implementation(value)`).
  */
 export const Implementation: AcpStandardSchema<T.Implementation> = /* @__PURE__ */ standardSchema(check.Implementation, "Implementation", json.Implementation);
 
 /**
- * Standard Schema of `AgentCapabilities` (parse.AgentCapabilities).
+ * Standard Schema of `AgentCapabilities` (`parse.AgentCapabilities(value)`).
  */
 export const AgentCapabilities: AcpStandardSchema<T.AgentCapabilities> = /* @__PURE__ */ standardSchema(check.AgentCapabilities, "AgentCapabilities", json.AgentCapabilities);
 
 /**
- * Standard Schema of `SessionCapabilities` (parse.SessionCapabilities).
+ * Standard Schema of `SessionCapabilities` (`parse.SessionCapabilities(value)`).
  */
 export const SessionCapabilities: AcpStandardSchema<T.SessionCapabilities> = /* @__PURE__ */ standardSchema(check.SessionCapabilities, "SessionCapabilities", json.SessionCapabilities);
 
 /**
- * Standard Schema of `PromptCapabilities` (parse.PromptCapabilities).
+ * Standard Schema of `PromptCapabilities` (`parse.PromptCapabilities(value)`).
  */
 export const PromptCapabilities: AcpStandardSchema<T.PromptCapabilities> = /* @__PURE__ */ standardSchema(check.PromptCapabilities, "PromptCapabilities", json.PromptCapabilities);
 
 /**
- * Standard Schema of `PromptImageCapabilities` (parse.PromptImageCapabilities).
+ * Standard Schema of `PromptImageCapabilities` (`parse.PromptImageCapabilities(value)`).
  */
 export const PromptImageCapabilities: AcpStandardSchema<T.PromptImageCapabilities> = /* @__PURE__ */ standardSchema(check.PromptImageCapabilities, "PromptImageCapabilities", json.PromptImageCapabilities);
 
 /**
- * Standard Schema of `PromptAudioCapabilities` (parse.PromptAudioCapabilities).
+ * Standard Schema of `PromptAudioCapabilities` (`parse.PromptAudioCapabilities(value)`).
  */
 export const PromptAudioCapabilities: AcpStandardSchema<T.PromptAudioCapabilities> = /* @__PURE__ */ standardSchema(check.PromptAudioCapabilities, "PromptAudioCapabilities", json.PromptAudioCapabilities);
 
 /**
- * Standard Schema of `PromptEmbeddedContextCapabilities` (parse.PromptEmbeddedContextCapabilities).
+ * Standard Schema of `PromptEmbeddedContextCapabilities` (`parse.PromptEmbeddedContextCapabilities(value)`).
  */
 export const PromptEmbeddedContextCapabilities: AcpStandardSchema<T.PromptEmbeddedContextCapabilities> = /* @__PURE__ */ standardSchema(check.PromptEmbeddedContextCapabilities, "PromptEmbeddedContextCapabilities", json.PromptEmbeddedContextCapabilities);
 
 /**
- * Standard Schema of `McpCapabilities` (parse.McpCapabilities).
+ * Standard Schema of `McpCapabilities` (`parse.McpCapabilities(value)`).
  */
 export const McpCapabilities: AcpStandardSchema<T.McpCapabilities> = /* @__PURE__ */ standardSchema(check.McpCapabilities, "McpCapabilities", json.McpCapabilities);
 
 /**
- * Standard Schema of `McpStdioCapabilities` (parse.McpStdioCapabilities).
+ * Standard Schema of `McpStdioCapabilities` (`parse.McpStdioCapabilities(value)`).
  */
 export const McpStdioCapabilities: AcpStandardSchema<T.McpStdioCapabilities> = /* @__PURE__ */ standardSchema(check.McpStdioCapabilities, "McpStdioCapabilities", json.McpStdioCapabilities);
 
 /**
- * Standard Schema of `McpHttpCapabilities` (parse.McpHttpCapabilities).
+ * Standard Schema of `McpHttpCapabilities` (`parse.McpHttpCapabilities(value)`).
  */
 export const McpHttpCapabilities: AcpStandardSchema<T.McpHttpCapabilities> = /* @__PURE__ */ standardSchema(check.McpHttpCapabilities, "McpHttpCapabilities", json.McpHttpCapabilities);
 
 /**
- * Standard Schema of `SessionDeleteCapabilities` (parse.SessionDeleteCapabilities).
+ * Standard Schema of `SessionDeleteCapabilities` (`parse.SessionDeleteCapabilities(value)`).
  */
 export const SessionDeleteCapabilities: AcpStandardSchema<T.SessionDeleteCapabilities> = /* @__PURE__ */ standardSchema(check.SessionDeleteCapabilities, "SessionDeleteCapabilities", json.SessionDeleteCapabilities);
 
 /**
- * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (parse.SessionAdditionalDirectoriesCapabilities).
+ * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (`parse.SessionAdditionalDirectoriesCapabilities(value)`).
  */
 export const SessionAdditionalDirectoriesCapabilities: AcpStandardSchema<T.SessionAdditionalDirectoriesCapabilities> = /* @__PURE__ */ standardSchema(check.SessionAdditionalDirectoriesCapabilities, "SessionAdditionalDirectoriesCapabilities", json.SessionAdditionalDirectoriesCapabilities);
 
 /**
- * Standard Schema of `AgentAuthCapabilities` (parse.AgentAuthCapabilities).
+ * Standard Schema of `AgentAuthCapabilities` (`parse.AgentAuthCapabilities(value)`).
  */
 export const AgentAuthCapabilities: AcpStandardSchema<T.AgentAuthCapabilities> = /* @__PURE__ */ standardSchema(check.AgentAuthCapabilities, "AgentAuthCapabilities", json.AgentAuthCapabilities);
 
 /**
- * Standard Schema of `AuthMethod` (parse.AuthMethod).
+ * Standard Schema of `AuthMethod` (`parse.AuthMethod(value)`).
  */
 export const AuthMethod: AcpStandardSchema<T.AuthMethod> = /* @__PURE__ */ standardSchema(check.AuthMethod, "AuthMethod", json.AuthMethod);
 
 /**
- * Standard Schema of `AuthMethodId` (parse.AuthMethodId).
+ * Standard Schema of `AuthMethodId` (`parse.AuthMethodId(value)`).
  */
 export const AuthMethodId: AcpStandardSchema<T.AuthMethodId> = /* @__PURE__ */ standardSchema(check.AuthMethodId, "AuthMethodId", json.AuthMethodId);
 
 /**
- * Standard Schema of `EnvVariable` (parse.EnvVariable).
+ * Standard Schema of `EnvVariable` (`parse.EnvVariable(value)`).
  */
 export const EnvVariable: AcpStandardSchema<T.EnvVariable> = /* @__PURE__ */ standardSchema(check.EnvVariable, "EnvVariable", json.EnvVariable);
 
 /**
- * Standard Schema of `AuthMethodTerminal` (parse.AuthMethodTerminal).
+ * Standard Schema of `AuthMethodTerminal` (`parse.AuthMethodTerminal(value)`).
  */
 export const AuthMethodTerminal: AcpStandardSchema<T.AuthMethodTerminal> = /* @__PURE__ */ standardSchema(check.AuthMethodTerminal, "AuthMethodTerminal", json.AuthMethodTerminal);
 
 /**
- * Standard Schema of `AuthMethodAgent` (parse.AuthMethodAgent).
+ * Standard Schema of `AuthMethodAgent` (`parse.AuthMethodAgent(value)`).
  */
 export const AuthMethodAgent: AcpStandardSchema<T.AuthMethodAgent> = /* @__PURE__ */ standardSchema(check.AuthMethodAgent, "AuthMethodAgent", json.AuthMethodAgent);
 
 /**
- * Standard Schema of `LoginAuthResponse` (parse.LoginAuthResponse).
+ * Standard Schema of `LoginAuthResponse` (`parse.LoginAuthResponse(value)`).
  */
 export const LoginAuthResponse: AcpStandardSchema<T.LoginAuthResponse> = /* @__PURE__ */ standardSchema(check.LoginAuthResponse, "LoginAuthResponse", json.LoginAuthResponse);
 
 /**
- * Standard Schema of `LogoutAuthResponse` (parse.LogoutAuthResponse).
+ * Standard Schema of `LogoutAuthResponse` (`parse.LogoutAuthResponse(value)`).
  */
 export const LogoutAuthResponse: AcpStandardSchema<T.LogoutAuthResponse> = /* @__PURE__ */ standardSchema(check.LogoutAuthResponse, "LogoutAuthResponse", json.LogoutAuthResponse);
 
 /**
- * Standard Schema of `NewSessionResponse` (parse.NewSessionResponse).
+ * Standard Schema of `NewSessionResponse` (`parse.NewSessionResponse(value)`).
  */
 export const NewSessionResponse: AcpStandardSchema<T.NewSessionResponse> = /* @__PURE__ */ standardSchema(check.NewSessionResponse, "NewSessionResponse", json.NewSessionResponse);
 
 /**
- * Standard Schema of `SessionConfigOption` (parse.SessionConfigOption).
+ * Standard Schema of `SessionConfigOption` (`parse.SessionConfigOption(value)`).
  */
 export const SessionConfigOption: AcpStandardSchema<T.SessionConfigOption> = /* @__PURE__ */ standardSchema(check.SessionConfigOption, "SessionConfigOption", json.SessionConfigOption);
 
 /**
- * Standard Schema of `SessionConfigId` (parse.SessionConfigId).
+ * Standard Schema of `SessionConfigId` (`parse.SessionConfigId(value)`).
  */
 export const SessionConfigId: AcpStandardSchema<T.SessionConfigId> = /* @__PURE__ */ standardSchema(check.SessionConfigId, "SessionConfigId", json.SessionConfigId);
 
 /**
- * Standard Schema of `SessionConfigOptionCategory` (parse.SessionConfigOptionCategory).
+ * Standard Schema of `SessionConfigOptionCategory` (`parse.SessionConfigOptionCategory(value)`).
  */
 export const SessionConfigOptionCategory: AcpStandardSchema<T.SessionConfigOptionCategory> = /* @__PURE__ */ standardSchema(check.SessionConfigOptionCategory, "SessionConfigOptionCategory", json.SessionConfigOptionCategory);
 
 /**
- * Standard Schema of `SessionConfigValueId` (parse.SessionConfigValueId).
+ * Standard Schema of `SessionConfigValueId` (`parse.SessionConfigValueId(value)`).
  */
 export const SessionConfigValueId: AcpStandardSchema<T.SessionConfigValueId> = /* @__PURE__ */ standardSchema(check.SessionConfigValueId, "SessionConfigValueId", json.SessionConfigValueId);
 
 /**
- * Standard Schema of `SessionConfigSelectOptions` (parse.SessionConfigSelectOptions).
+ * Standard Schema of `SessionConfigSelectOptions` (`parse.SessionConfigSelectOptions(value)`).
  */
 export const SessionConfigSelectOptions: AcpStandardSchema<T.SessionConfigSelectOptions> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOptions, "SessionConfigSelectOptions", json.SessionConfigSelectOptions);
 
 /**
- * Standard Schema of `SessionConfigSelectOption` (parse.SessionConfigSelectOption).
+ * Standard Schema of `SessionConfigSelectOption` (`parse.SessionConfigSelectOption(value)`).
  */
 export const SessionConfigSelectOption: AcpStandardSchema<T.SessionConfigSelectOption> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOption, "SessionConfigSelectOption", json.SessionConfigSelectOption);
 
 /**
- * Standard Schema of `SessionConfigSelectGroup` (parse.SessionConfigSelectGroup).
+ * Standard Schema of `SessionConfigSelectGroup` (`parse.SessionConfigSelectGroup(value)`).
  */
 export const SessionConfigSelectGroup: AcpStandardSchema<T.SessionConfigSelectGroup> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectGroup, "SessionConfigSelectGroup", json.SessionConfigSelectGroup);
 
 /**
- * Standard Schema of `SessionConfigGroupId` (parse.SessionConfigGroupId).
+ * Standard Schema of `SessionConfigGroupId` (`parse.SessionConfigGroupId(value)`).
  */
 export const SessionConfigGroupId: AcpStandardSchema<T.SessionConfigGroupId> = /* @__PURE__ */ standardSchema(check.SessionConfigGroupId, "SessionConfigGroupId", json.SessionConfigGroupId);
 
 /**
- * Standard Schema of `SessionConfigSelect` (parse.SessionConfigSelect).
+ * Standard Schema of `SessionConfigSelect` (`parse.SessionConfigSelect(value)`).
  */
 export const SessionConfigSelect: AcpStandardSchema<T.SessionConfigSelect> = /* @__PURE__ */ standardSchema(check.SessionConfigSelect, "SessionConfigSelect", json.SessionConfigSelect);
 
 /**
- * Standard Schema of `SessionConfigBoolean` (parse.SessionConfigBoolean).
+ * Standard Schema of `SessionConfigBoolean` (`parse.SessionConfigBoolean(value)`).
  */
 export const SessionConfigBoolean: AcpStandardSchema<T.SessionConfigBoolean> = /* @__PURE__ */ standardSchema(check.SessionConfigBoolean, "SessionConfigBoolean", json.SessionConfigBoolean);
 
 /**
- * Standard Schema of `AvailableCommand` (parse.AvailableCommand).
+ * Standard Schema of `AvailableCommand` (`parse.AvailableCommand(value)`).
  */
 export const AvailableCommand: AcpStandardSchema<T.AvailableCommand> = /* @__PURE__ */ standardSchema(check.AvailableCommand, "AvailableCommand", json.AvailableCommand);
 
 /**
- * Standard Schema of `AvailableCommandInput` (parse.AvailableCommandInput).
+ * Standard Schema of `AvailableCommandInput` (`parse.AvailableCommandInput(value)`).
  */
 export const AvailableCommandInput: AcpStandardSchema<T.AvailableCommandInput> = /* @__PURE__ */ standardSchema(check.AvailableCommandInput, "AvailableCommandInput", json.AvailableCommandInput);
 
 /**
- * Standard Schema of `TextCommandInput` (parse.TextCommandInput).
+ * Standard Schema of `TextCommandInput` (`parse.TextCommandInput(value)`).
  */
 export const TextCommandInput: AcpStandardSchema<T.TextCommandInput> = /* @__PURE__ */ standardSchema(check.TextCommandInput, "TextCommandInput", json.TextCommandInput);
 
 /**
- * Standard Schema of `Command` (parse.Command).
+ * Standard Schema of `Command` (`parse.Command(value)`).
  */
 export const Command: AcpStandardSchema<T.Command> = /* @__PURE__ */ standardSchema(check.Command, "Command", json.Command);
 
 /**
- * Standard Schema of `ListSessionsResponse` (parse.ListSessionsResponse).
+ * Standard Schema of `ListSessionsResponse` (`parse.ListSessionsResponse(value)`).
  */
 export const ListSessionsResponse: AcpStandardSchema<T.ListSessionsResponse> = /* @__PURE__ */ standardSchema(check.ListSessionsResponse, "ListSessionsResponse", json.ListSessionsResponse);
 
 /**
- * Standard Schema of `SessionInfo` (parse.SessionInfo).
+ * Standard Schema of `SessionInfo` (`parse.SessionInfo(value)`).
  */
 export const SessionInfo: AcpStandardSchema<T.SessionInfo> = /* @__PURE__ */ standardSchema(check.SessionInfo, "SessionInfo", json.SessionInfo);
 
 /**
- * Standard Schema of `SessionListCursor` (parse.SessionListCursor).
+ * Standard Schema of `SessionListCursor` (`parse.SessionListCursor(value)`).
  */
 export const SessionListCursor: AcpStandardSchema<T.SessionListCursor> = /* @__PURE__ */ standardSchema(check.SessionListCursor, "SessionListCursor", json.SessionListCursor);
 
 /**
- * Standard Schema of `DeleteSessionResponse` (parse.DeleteSessionResponse).
+ * Standard Schema of `DeleteSessionResponse` (`parse.DeleteSessionResponse(value)`).
  */
 export const DeleteSessionResponse: AcpStandardSchema<T.DeleteSessionResponse> = /* @__PURE__ */ standardSchema(check.DeleteSessionResponse, "DeleteSessionResponse", json.DeleteSessionResponse);
 
 /**
- * Standard Schema of `ResumeSessionResponse` (parse.ResumeSessionResponse).
+ * Standard Schema of `ResumeSessionResponse` (`parse.ResumeSessionResponse(value)`).
  */
 export const ResumeSessionResponse: AcpStandardSchema<T.ResumeSessionResponse> = /* @__PURE__ */ standardSchema(check.ResumeSessionResponse, "ResumeSessionResponse", json.ResumeSessionResponse);
 
 /**
- * Standard Schema of `CloseSessionResponse` (parse.CloseSessionResponse).
+ * Standard Schema of `CloseSessionResponse` (`parse.CloseSessionResponse(value)`).
  */
 export const CloseSessionResponse: AcpStandardSchema<T.CloseSessionResponse> = /* @__PURE__ */ standardSchema(check.CloseSessionResponse, "CloseSessionResponse", json.CloseSessionResponse);
 
 /**
- * Standard Schema of `CancelToolCallResponse` (parse.CancelToolCallResponse).
+ * Standard Schema of `CancelToolCallResponse` (`parse.CancelToolCallResponse(value)`).
  */
 export const CancelToolCallResponse: AcpStandardSchema<T.CancelToolCallResponse> = /* @__PURE__ */ standardSchema(check.CancelToolCallResponse, "CancelToolCallResponse", json.CancelToolCallResponse);
 
 /**
- * Standard Schema of `CancelTerminalResponse` (parse.CancelTerminalResponse).
+ * Standard Schema of `CancelTerminalResponse` (`parse.CancelTerminalResponse(value)`).
  */
 export const CancelTerminalResponse: AcpStandardSchema<T.CancelTerminalResponse> = /* @__PURE__ */ standardSchema(check.CancelTerminalResponse, "CancelTerminalResponse", json.CancelTerminalResponse);
 
 /**
- * Standard Schema of `SetSessionConfigOptionResponse` (parse.SetSessionConfigOptionResponse).
+ * Standard Schema of `SetSessionConfigOptionResponse` (`parse.SetSessionConfigOptionResponse(value)`).
  */
 export const SetSessionConfigOptionResponse: AcpStandardSchema<T.SetSessionConfigOptionResponse> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionResponse, "SetSessionConfigOptionResponse", json.SetSessionConfigOptionResponse);
 
 /**
- * Standard Schema of `PromptResponse` (parse.PromptResponse).
+ * Standard Schema of `PromptResponse` (`parse.PromptResponse(value)`).
  */
 export const PromptResponse: AcpStandardSchema<T.PromptResponse> = /* @__PURE__ */ standardSchema(check.PromptResponse, "PromptResponse", json.PromptResponse);
 
 /**
- * Standard Schema of `MessageId` (parse.MessageId).
+ * Standard Schema of `MessageId` (`parse.MessageId(value)`).
  */
 export const MessageId: AcpStandardSchema<T.MessageId> = /* @__PURE__ */ standardSchema(check.MessageId, "MessageId", json.MessageId);
 
 /**
- * Standard Schema of `ExtResponse` (parse.ExtResponse).
+ * Standard Schema of `ExtResponse` (`parse.ExtResponse(value)`).
  */
 export const ExtResponse: AcpStandardSchema<T.ExtResponse> = /* @__PURE__ */ standardSchema(check.ExtResponse, "ExtResponse", json.ExtResponse);
 
 /**
- * Standard Schema of `Error` (parse.Error).
+ * Standard Schema of `Error` (`parse.Error(value)`).
  */
 export const Error: AcpStandardSchema<T.Error> = /* @__PURE__ */ standardSchema(check.Error, "Error", json.Error);
 
 /**
- * Standard Schema of `ErrorCode` (parse.ErrorCode).
+ * Standard Schema of `ErrorCode` (`parse.ErrorCode(value)`).
  */
 export const ErrorCode: AcpStandardSchema<T.ErrorCode> = /* @__PURE__ */ standardSchema(check.ErrorCode, "ErrorCode", json.ErrorCode);
 
 /**
- * Standard Schema of `ErrorData` (parse.ErrorData).
+ * Standard Schema of `ErrorData` (`parse.ErrorData(value)`).
  */
 export const ErrorData: AcpStandardSchema<T.ErrorData> = /* @__PURE__ */ standardSchema(check.ErrorData, "ErrorData", json.ErrorData);
 
 /**
- * Standard Schema of `UnsupportedProtocolVersionErrorData` (parse.UnsupportedProtocolVersionErrorData).
+ * Standard Schema of `UnsupportedProtocolVersionErrorData` (`parse.UnsupportedProtocolVersionErrorData(value)`).
  */
 export const UnsupportedProtocolVersionErrorData: AcpStandardSchema<T.UnsupportedProtocolVersionErrorData> = /* @__PURE__ */ standardSchema(check.UnsupportedProtocolVersionErrorData, "UnsupportedProtocolVersionErrorData", json.UnsupportedProtocolVersionErrorData);
 
 /**
- * Standard Schema of `SessionNotFoundErrorData` (parse.SessionNotFoundErrorData).
+ * Standard Schema of `SessionNotFoundErrorData` (`parse.SessionNotFoundErrorData(value)`).
  */
 export const SessionNotFoundErrorData: AcpStandardSchema<T.SessionNotFoundErrorData> = /* @__PURE__ */ standardSchema(check.SessionNotFoundErrorData, "SessionNotFoundErrorData", json.SessionNotFoundErrorData);
 
 /**
- * Standard Schema of `AgentNotification` (parse.AgentNotification).
+ * Standard Schema of `AgentNotification` (`parse.AgentNotification(value)`).
  */
 export const AgentNotification: AcpStandardSchema<T.AgentNotification> = /* @__PURE__ */ standardSchema(check.AgentNotification, "AgentNotification", json.AgentNotification);
 
 /**
- * Standard Schema of `UpdateSessionNotification` (parse.UpdateSessionNotification).
+ * Standard Schema of `UpdateSessionNotification` (`parse.UpdateSessionNotification(value)`).
  */
 export const UpdateSessionNotification: AcpStandardSchema<T.UpdateSessionNotification> = /* @__PURE__ */ standardSchema(check.UpdateSessionNotification, "UpdateSessionNotification", json.UpdateSessionNotification);
 
 /**
- * Standard Schema of `SessionUpdate` (parse.SessionUpdate).
+ * Standard Schema of `SessionUpdate` (`parse.SessionUpdate(value)`).
  */
 export const SessionUpdate: AcpStandardSchema<T.SessionUpdate> = /* @__PURE__ */ standardSchema(check.SessionUpdate, "SessionUpdate", json.SessionUpdate);
 
 /**
- * Standard Schema of `ContentChunk` (parse.ContentChunk).
+ * Standard Schema of `ContentChunk` (`parse.ContentChunk(value)`).
  */
 export const ContentChunk: AcpStandardSchema<T.ContentChunk> = /* @__PURE__ */ standardSchema(check.ContentChunk, "ContentChunk", json.ContentChunk);
 
 /**
- * Standard Schema of `UserMessage` (parse.UserMessage).
+ * Standard Schema of `UserMessage` (`parse.UserMessage(value)`).
  */
 export const UserMessage: AcpStandardSchema<T.UserMessage> = /* @__PURE__ */ standardSchema(check.UserMessage, "UserMessage", json.UserMessage);
 
 /**
- * Standard Schema of `AgentMessage` (parse.AgentMessage).
+ * Standard Schema of `AgentMessage` (`parse.AgentMessage(value)`).
  */
 export const AgentMessage: AcpStandardSchema<T.AgentMessage> = /* @__PURE__ */ standardSchema(check.AgentMessage, "AgentMessage", json.AgentMessage);
 
 /**
- * Standard Schema of `AgentThought` (parse.AgentThought).
+ * Standard Schema of `AgentThought` (`parse.AgentThought(value)`).
  */
 export const AgentThought: AcpStandardSchema<T.AgentThought> = /* @__PURE__ */ standardSchema(check.AgentThought, "AgentThought", json.AgentThought);
 
 /**
- * Standard Schema of `BackgroundWork` (parse.BackgroundWork).
+ * Standard Schema of `BackgroundWork` (`parse.BackgroundWork(value)`).
  */
 export const BackgroundWork: AcpStandardSchema<T.BackgroundWork> = /* @__PURE__ */ standardSchema(check.BackgroundWork, "BackgroundWork", json.BackgroundWork);
 
 /**
- * Standard Schema of `BackgroundTerminal` (parse.BackgroundTerminal).
+ * Standard Schema of `BackgroundTerminal` (`parse.BackgroundTerminal(value)`).
  */
 export const BackgroundTerminal: AcpStandardSchema<T.BackgroundTerminal> = /* @__PURE__ */ standardSchema(check.BackgroundTerminal, "BackgroundTerminal", json.BackgroundTerminal);
 
 /**
- * Standard Schema of `BackgroundToolCall` (parse.BackgroundToolCall).
+ * Standard Schema of `BackgroundToolCall` (`parse.BackgroundToolCall(value)`).
  */
 export const BackgroundToolCall: AcpStandardSchema<T.BackgroundToolCall> = /* @__PURE__ */ standardSchema(check.BackgroundToolCall, "BackgroundToolCall", json.BackgroundToolCall);
 
 /**
- * Standard Schema of `RunningStateUpdate` (parse.RunningStateUpdate).
+ * Standard Schema of `RunningStateUpdate` (`parse.RunningStateUpdate(value)`).
  */
 export const RunningStateUpdate: AcpStandardSchema<T.RunningStateUpdate> = /* @__PURE__ */ standardSchema(check.RunningStateUpdate, "RunningStateUpdate", json.RunningStateUpdate);
 
 /**
- * Standard Schema of `ErrorStopReason` (parse.ErrorStopReason).
+ * Standard Schema of `ErrorStopReason` (`parse.ErrorStopReason(value)`).
  */
 export const ErrorStopReason: AcpStandardSchema<T.ErrorStopReason> = /* @__PURE__ */ standardSchema(check.ErrorStopReason, "ErrorStopReason", json.ErrorStopReason);
 
 /**
- * Standard Schema of `IdleStateUpdate` (parse.IdleStateUpdate).
+ * Standard Schema of `IdleStateUpdate` (`parse.IdleStateUpdate(value)`).
  */
 export const IdleStateUpdate: AcpStandardSchema<T.IdleStateUpdate> = /* @__PURE__ */ standardSchema(check.IdleStateUpdate, "IdleStateUpdate", json.IdleStateUpdate);
 
 /**
- * Standard Schema of `RequiresActionStateUpdate` (parse.RequiresActionStateUpdate).
+ * Standard Schema of `RequiresActionStateUpdate` (`parse.RequiresActionStateUpdate(value)`).
  */
 export const RequiresActionStateUpdate: AcpStandardSchema<T.RequiresActionStateUpdate> = /* @__PURE__ */ standardSchema(check.RequiresActionStateUpdate, "RequiresActionStateUpdate", json.RequiresActionStateUpdate);
 
 /**
- * Standard Schema of `StateUpdate` (parse.StateUpdate).
+ * Standard Schema of `StateUpdate` (`parse.StateUpdate(value)`).
  */
 export const StateUpdate: AcpStandardSchema<T.StateUpdate> = /* @__PURE__ */ standardSchema(check.StateUpdate, "StateUpdate", json.StateUpdate);
 
 /**
- * Standard Schema of `ToolCallContentChunk` (parse.ToolCallContentChunk).
+ * Standard Schema of `ToolCallContentChunk` (`parse.ToolCallContentChunk(value)`).
  */
 export const ToolCallContentChunk: AcpStandardSchema<T.ToolCallContentChunk> = /* @__PURE__ */ standardSchema(check.ToolCallContentChunk, "ToolCallContentChunk", json.ToolCallContentChunk);
 
 /**
- * Standard Schema of `TerminalOutput` (parse.TerminalOutput).
+ * Standard Schema of `TerminalOutput` (`parse.TerminalOutput(value)`).
  */
 export const TerminalOutput: AcpStandardSchema<T.TerminalOutput> = /* @__PURE__ */ standardSchema(check.TerminalOutput, "TerminalOutput", json.TerminalOutput);
 
 /**
- * Standard Schema of `TerminalExitStatus` (parse.TerminalExitStatus).
+ * Standard Schema of `TerminalExitStatus` (`parse.TerminalExitStatus(value)`).
  */
 export const TerminalExitStatus: AcpStandardSchema<T.TerminalExitStatus> = /* @__PURE__ */ standardSchema(check.TerminalExitStatus, "TerminalExitStatus", json.TerminalExitStatus);
 
 /**
- * Standard Schema of `TerminalSize` (parse.TerminalSize).
+ * Standard Schema of `TerminalSize` (`parse.TerminalSize(value)`).
  */
 export const TerminalSize: AcpStandardSchema<T.TerminalSize> = /* @__PURE__ */ standardSchema(check.TerminalSize, "TerminalSize", json.TerminalSize);
 
 /**
- * Standard Schema of `TerminalCapabilities` (parse.TerminalCapabilities).
+ * Standard Schema of `TerminalCapabilities` (`parse.TerminalCapabilities(value)`).
  */
 export const TerminalCapabilities: AcpStandardSchema<T.TerminalCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalCapabilities, "TerminalCapabilities", json.TerminalCapabilities);
 
 /**
- * Standard Schema of `TerminalCancelCapabilities` (parse.TerminalCancelCapabilities).
+ * Standard Schema of `TerminalCancelCapabilities` (`parse.TerminalCancelCapabilities(value)`).
  */
 export const TerminalCancelCapabilities: AcpStandardSchema<T.TerminalCancelCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalCancelCapabilities, "TerminalCancelCapabilities", json.TerminalCancelCapabilities);
 
 /**
- * Standard Schema of `TerminalUpdate` (parse.TerminalUpdate).
+ * Standard Schema of `TerminalUpdate` (`parse.TerminalUpdate(value)`).
  */
 export const TerminalUpdate: AcpStandardSchema<T.TerminalUpdate> = /* @__PURE__ */ standardSchema(check.TerminalUpdate, "TerminalUpdate", json.TerminalUpdate);
 
 /**
- * Standard Schema of `TerminalOutputChunk` (parse.TerminalOutputChunk).
+ * Standard Schema of `TerminalOutputChunk` (`parse.TerminalOutputChunk(value)`).
  */
 export const TerminalOutputChunk: AcpStandardSchema<T.TerminalOutputChunk> = /* @__PURE__ */ standardSchema(check.TerminalOutputChunk, "TerminalOutputChunk", json.TerminalOutputChunk);
 
 /**
- * Standard Schema of `PlanUpdateContent` (parse.PlanUpdateContent).
+ * Standard Schema of `PlanUpdateContent` (`parse.PlanUpdateContent(value)`).
  */
 export const PlanUpdateContent: AcpStandardSchema<T.PlanUpdateContent> = /* @__PURE__ */ standardSchema(check.PlanUpdateContent, "PlanUpdateContent", json.PlanUpdateContent);
 
 /**
- * Standard Schema of `PlanId` (parse.PlanId).
+ * Standard Schema of `PlanId` (`parse.PlanId(value)`).
  */
 export const PlanId: AcpStandardSchema<T.PlanId> = /* @__PURE__ */ standardSchema(check.PlanId, "PlanId", json.PlanId);
 
 /**
- * Standard Schema of `PlanEntry` (parse.PlanEntry).
+ * Standard Schema of `PlanEntry` (`parse.PlanEntry(value)`).
  */
 export const PlanEntry: AcpStandardSchema<T.PlanEntry> = /* @__PURE__ */ standardSchema(check.PlanEntry, "PlanEntry", json.PlanEntry);
 
 /**
- * Standard Schema of `PlanEntryPriority` (parse.PlanEntryPriority).
+ * Standard Schema of `PlanEntryPriority` (`parse.PlanEntryPriority(value)`).
  */
 export const PlanEntryPriority: AcpStandardSchema<T.PlanEntryPriority> = /* @__PURE__ */ standardSchema(check.PlanEntryPriority, "PlanEntryPriority", json.PlanEntryPriority);
 
 /**
- * Standard Schema of `PlanEntryStatus` (parse.PlanEntryStatus).
+ * Standard Schema of `PlanEntryStatus` (`parse.PlanEntryStatus(value)`).
  */
 export const PlanEntryStatus: AcpStandardSchema<T.PlanEntryStatus> = /* @__PURE__ */ standardSchema(check.PlanEntryStatus, "PlanEntryStatus", json.PlanEntryStatus);
 
 /**
- * Standard Schema of `PlanItems` (parse.PlanItems).
+ * Standard Schema of `PlanItems` (`parse.PlanItems(value)`).
  */
 export const PlanItems: AcpStandardSchema<T.PlanItems> = /* @__PURE__ */ standardSchema(check.PlanItems, "PlanItems", json.PlanItems);
 
 /**
- * Standard Schema of `PlanUpdate` (parse.PlanUpdate).
+ * Standard Schema of `PlanUpdate` (`parse.PlanUpdate(value)`).
  */
 export const PlanUpdate: AcpStandardSchema<T.PlanUpdate> = /* @__PURE__ */ standardSchema(check.PlanUpdate, "PlanUpdate", json.PlanUpdate);
 
 /**
- * Standard Schema of `AvailableCommandsUpdate` (parse.AvailableCommandsUpdate).
+ * Standard Schema of `AvailableCommandsUpdate` (`parse.AvailableCommandsUpdate(value)`).
  */
 export const AvailableCommandsUpdate: AcpStandardSchema<T.AvailableCommandsUpdate> = /* @__PURE__ */ standardSchema(check.AvailableCommandsUpdate, "AvailableCommandsUpdate", json.AvailableCommandsUpdate);
 
 /**
- * Standard Schema of `ConfigOptionUpdate` (parse.ConfigOptionUpdate).
+ * Standard Schema of `ConfigOptionUpdate` (`parse.ConfigOptionUpdate(value)`).
  */
 export const ConfigOptionUpdate: AcpStandardSchema<T.ConfigOptionUpdate> = /* @__PURE__ */ standardSchema(check.ConfigOptionUpdate, "ConfigOptionUpdate", json.ConfigOptionUpdate);
 
 /**
- * Standard Schema of `SessionInfoUpdate` (parse.SessionInfoUpdate).
+ * Standard Schema of `SessionInfoUpdate` (`parse.SessionInfoUpdate(value)`).
  */
 export const SessionInfoUpdate: AcpStandardSchema<T.SessionInfoUpdate> = /* @__PURE__ */ standardSchema(check.SessionInfoUpdate, "SessionInfoUpdate", json.SessionInfoUpdate);
 
 /**
- * Standard Schema of `Cost` (parse.Cost).
+ * Standard Schema of `Cost` (`parse.Cost(value)`).
  */
 export const Cost: AcpStandardSchema<T.Cost> = /* @__PURE__ */ standardSchema(check.Cost, "Cost", json.Cost);
 
 /**
- * Standard Schema of `UsageUpdate` (parse.UsageUpdate).
+ * Standard Schema of `UsageUpdate` (`parse.UsageUpdate(value)`).
  */
 export const UsageUpdate: AcpStandardSchema<T.UsageUpdate> = /* @__PURE__ */ standardSchema(check.UsageUpdate, "UsageUpdate", json.UsageUpdate);
 
 /**
- * Standard Schema of `NoticeSeverity` (parse.NoticeSeverity).
+ * Standard Schema of `NoticeSeverity` (`parse.NoticeSeverity(value)`).
  */
 export const NoticeSeverity: AcpStandardSchema<T.NoticeSeverity> = /* @__PURE__ */ standardSchema(check.NoticeSeverity, "NoticeSeverity", json.NoticeSeverity);
 
 /**
- * Standard Schema of `Notice` (parse.Notice).
+ * Standard Schema of `Notice` (`parse.Notice(value)`).
  */
 export const Notice: AcpStandardSchema<T.Notice> = /* @__PURE__ */ standardSchema(check.Notice, "Notice", json.Notice);
 
 /**
- * Standard Schema of `CompactionId` (parse.CompactionId).
+ * Standard Schema of `CompactionId` (`parse.CompactionId(value)`).
  */
 export const CompactionId: AcpStandardSchema<T.CompactionId> = /* @__PURE__ */ standardSchema(check.CompactionId, "CompactionId", json.CompactionId);
 
 /**
- * Standard Schema of `CompactionStatus` (parse.CompactionStatus).
+ * Standard Schema of `CompactionStatus` (`parse.CompactionStatus(value)`).
  */
 export const CompactionStatus: AcpStandardSchema<T.CompactionStatus> = /* @__PURE__ */ standardSchema(check.CompactionStatus, "CompactionStatus", json.CompactionStatus);
 
 /**
- * Standard Schema of `CompactionUpdate` (parse.CompactionUpdate).
+ * Standard Schema of `CompactionUpdate` (`parse.CompactionUpdate(value)`).
  */
 export const CompactionUpdate: AcpStandardSchema<T.CompactionUpdate> = /* @__PURE__ */ standardSchema(check.CompactionUpdate, "CompactionUpdate", json.CompactionUpdate);
 
 /**
- * Standard Schema of `CompactionSummaryChunk` (parse.CompactionSummaryChunk).
+ * Standard Schema of `CompactionSummaryChunk` (`parse.CompactionSummaryChunk(value)`).
  */
 export const CompactionSummaryChunk: AcpStandardSchema<T.CompactionSummaryChunk> = /* @__PURE__ */ standardSchema(check.CompactionSummaryChunk, "CompactionSummaryChunk", json.CompactionSummaryChunk);
 
 /**
- * Standard Schema of `CompleteElicitationNotification` (parse.CompleteElicitationNotification).
+ * Standard Schema of `CompleteElicitationNotification` (`parse.CompleteElicitationNotification(value)`).
  */
 export const CompleteElicitationNotification: AcpStandardSchema<T.CompleteElicitationNotification> = /* @__PURE__ */ standardSchema(check.CompleteElicitationNotification, "CompleteElicitationNotification", json.CompleteElicitationNotification);
 
 /**
- * Standard Schema of `ExtNotification` (parse.ExtNotification).
+ * Standard Schema of `ExtNotification` (`parse.ExtNotification(value)`).
  */
 export const ExtNotification: AcpStandardSchema<T.ExtNotification> = /* @__PURE__ */ standardSchema(check.ExtNotification, "ExtNotification", json.ExtNotification);
 
 /**
- * Standard Schema of `ClientRequest` (parse.ClientRequest).
+ * Standard Schema of `ClientRequest` (`parse.ClientRequest(value)`).
  */
 export const ClientRequest: AcpStandardSchema<T.ClientRequest> = /* @__PURE__ */ standardSchema(check.ClientRequest, "ClientRequest", json.ClientRequest);
 
 /**
- * Standard Schema of `InitializeRequest` (parse.InitializeRequest).
+ * Standard Schema of `InitializeRequest` (`parse.InitializeRequest(value)`).
  */
 export const InitializeRequest: AcpStandardSchema<T.InitializeRequest> = /* @__PURE__ */ standardSchema(check.InitializeRequest, "InitializeRequest", json.InitializeRequest);
 
 /**
- * Standard Schema of `ClientCapabilities` (parse.ClientCapabilities).
+ * Standard Schema of `ClientCapabilities` (`parse.ClientCapabilities(value)`).
  */
 export const ClientCapabilities: AcpStandardSchema<T.ClientCapabilities> = /* @__PURE__ */ standardSchema(check.ClientCapabilities, "ClientCapabilities", json.ClientCapabilities);
 
 /**
- * Standard Schema of `ClientAuthCapabilities` (parse.ClientAuthCapabilities).
+ * Standard Schema of `ClientAuthCapabilities` (`parse.ClientAuthCapabilities(value)`).
  */
 export const ClientAuthCapabilities: AcpStandardSchema<T.ClientAuthCapabilities> = /* @__PURE__ */ standardSchema(check.ClientAuthCapabilities, "ClientAuthCapabilities", json.ClientAuthCapabilities);
 
 /**
- * Standard Schema of `TerminalAuthCapabilities` (parse.TerminalAuthCapabilities).
+ * Standard Schema of `TerminalAuthCapabilities` (`parse.TerminalAuthCapabilities(value)`).
  */
 export const TerminalAuthCapabilities: AcpStandardSchema<T.TerminalAuthCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalAuthCapabilities, "TerminalAuthCapabilities", json.TerminalAuthCapabilities);
 
 /**
- * Standard Schema of `ElicitationCapabilities` (parse.ElicitationCapabilities).
+ * Standard Schema of `ElicitationCapabilities` (`parse.ElicitationCapabilities(value)`).
  */
 export const ElicitationCapabilities: AcpStandardSchema<T.ElicitationCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationCapabilities, "ElicitationCapabilities", json.ElicitationCapabilities);
 
 /**
- * Standard Schema of `ElicitationFormCapabilities` (parse.ElicitationFormCapabilities).
+ * Standard Schema of `ElicitationFormCapabilities` (`parse.ElicitationFormCapabilities(value)`).
  */
 export const ElicitationFormCapabilities: AcpStandardSchema<T.ElicitationFormCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationFormCapabilities, "ElicitationFormCapabilities", json.ElicitationFormCapabilities);
 
 /**
- * Standard Schema of `ElicitationUrlCapabilities` (parse.ElicitationUrlCapabilities).
+ * Standard Schema of `ElicitationUrlCapabilities` (`parse.ElicitationUrlCapabilities(value)`).
  */
 export const ElicitationUrlCapabilities: AcpStandardSchema<T.ElicitationUrlCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationUrlCapabilities, "ElicitationUrlCapabilities", json.ElicitationUrlCapabilities);
 
 /**
- * Standard Schema of `LoginAuthRequest` (parse.LoginAuthRequest).
+ * Standard Schema of `LoginAuthRequest` (`parse.LoginAuthRequest(value)`).
  */
 export const LoginAuthRequest: AcpStandardSchema<T.LoginAuthRequest> = /* @__PURE__ */ standardSchema(check.LoginAuthRequest, "LoginAuthRequest", json.LoginAuthRequest);
 
 /**
- * Standard Schema of `LogoutAuthRequest` (parse.LogoutAuthRequest).
+ * Standard Schema of `LogoutAuthRequest` (`parse.LogoutAuthRequest(value)`).
  */
 export const LogoutAuthRequest: AcpStandardSchema<T.LogoutAuthRequest> = /* @__PURE__ */ standardSchema(check.LogoutAuthRequest, "LogoutAuthRequest", json.LogoutAuthRequest);
 
 /**
- * Standard Schema of `NewSessionRequest` (parse.NewSessionRequest).
+ * Standard Schema of `NewSessionRequest` (`parse.NewSessionRequest(value)`).
  */
 export const NewSessionRequest: AcpStandardSchema<T.NewSessionRequest> = /* @__PURE__ */ standardSchema(check.NewSessionRequest, "NewSessionRequest", json.NewSessionRequest);
 
 /**
- * Standard Schema of `McpServer` (parse.McpServer).
+ * Standard Schema of `McpServer` (`parse.McpServer(value)`).
  */
 export const McpServer: AcpStandardSchema<T.McpServer> = /* @__PURE__ */ standardSchema(check.McpServer, "McpServer", json.McpServer);
 
 /**
- * Standard Schema of `HttpHeader` (parse.HttpHeader).
+ * Standard Schema of `HttpHeader` (`parse.HttpHeader(value)`).
  */
 export const HttpHeader: AcpStandardSchema<T.HttpHeader> = /* @__PURE__ */ standardSchema(check.HttpHeader, "HttpHeader", json.HttpHeader);
 
 /**
- * Standard Schema of `McpServerHttp` (parse.McpServerHttp).
+ * Standard Schema of `McpServerHttp` (`parse.McpServerHttp(value)`).
  */
 export const McpServerHttp: AcpStandardSchema<T.McpServerHttp> = /* @__PURE__ */ standardSchema(check.McpServerHttp, "McpServerHttp", json.McpServerHttp);
 
 /**
- * Standard Schema of `McpServerStdio` (parse.McpServerStdio).
+ * Standard Schema of `McpServerStdio` (`parse.McpServerStdio(value)`).
  */
 export const McpServerStdio: AcpStandardSchema<T.McpServerStdio> = /* @__PURE__ */ standardSchema(check.McpServerStdio, "McpServerStdio", json.McpServerStdio);
 
 /**
- * Standard Schema of `ListSessionsRequest` (parse.ListSessionsRequest).
+ * Standard Schema of `ListSessionsRequest` (`parse.ListSessionsRequest(value)`).
  */
 export const ListSessionsRequest: AcpStandardSchema<T.ListSessionsRequest> = /* @__PURE__ */ standardSchema(check.ListSessionsRequest, "ListSessionsRequest", json.ListSessionsRequest);
 
 /**
- * Standard Schema of `DeleteSessionRequest` (parse.DeleteSessionRequest).
+ * Standard Schema of `DeleteSessionRequest` (`parse.DeleteSessionRequest(value)`).
  */
 export const DeleteSessionRequest: AcpStandardSchema<T.DeleteSessionRequest> = /* @__PURE__ */ standardSchema(check.DeleteSessionRequest, "DeleteSessionRequest", json.DeleteSessionRequest);
 
 /**
- * Standard Schema of `ResumeSessionRequest` (parse.ResumeSessionRequest).
+ * Standard Schema of `ResumeSessionRequest` (`parse.ResumeSessionRequest(value)`).
  */
 export const ResumeSessionRequest: AcpStandardSchema<T.ResumeSessionRequest> = /* @__PURE__ */ standardSchema(check.ResumeSessionRequest, "ResumeSessionRequest", json.ResumeSessionRequest);
 
 /**
- * Standard Schema of `ReplayFrom` (parse.ReplayFrom).
+ * Standard Schema of `ReplayFrom` (`parse.ReplayFrom(value)`).
  */
 export const ReplayFrom: AcpStandardSchema<T.ReplayFrom> = /* @__PURE__ */ standardSchema(check.ReplayFrom, "ReplayFrom", json.ReplayFrom);
 
 /**
- * Standard Schema of `ReplayFromStart` (parse.ReplayFromStart).
+ * Standard Schema of `ReplayFromStart` (`parse.ReplayFromStart(value)`).
  */
 export const ReplayFromStart: AcpStandardSchema<T.ReplayFromStart> = /* @__PURE__ */ standardSchema(check.ReplayFromStart, "ReplayFromStart", json.ReplayFromStart);
 
 /**
- * Standard Schema of `CloseSessionRequest` (parse.CloseSessionRequest).
+ * Standard Schema of `CloseSessionRequest` (`parse.CloseSessionRequest(value)`).
  */
 export const CloseSessionRequest: AcpStandardSchema<T.CloseSessionRequest> = /* @__PURE__ */ standardSchema(check.CloseSessionRequest, "CloseSessionRequest", json.CloseSessionRequest);
 
 /**
- * Standard Schema of `CancelToolCallRequest` (parse.CancelToolCallRequest).
+ * Standard Schema of `CancelToolCallRequest` (`parse.CancelToolCallRequest(value)`).
  */
 export const CancelToolCallRequest: AcpStandardSchema<T.CancelToolCallRequest> = /* @__PURE__ */ standardSchema(check.CancelToolCallRequest, "CancelToolCallRequest", json.CancelToolCallRequest);
 
 /**
- * Standard Schema of `CancelTerminalRequest` (parse.CancelTerminalRequest).
+ * Standard Schema of `CancelTerminalRequest` (`parse.CancelTerminalRequest(value)`).
  */
 export const CancelTerminalRequest: AcpStandardSchema<T.CancelTerminalRequest> = /* @__PURE__ */ standardSchema(check.CancelTerminalRequest, "CancelTerminalRequest", json.CancelTerminalRequest);
 
 /**
- * Standard Schema of `SetSessionConfigOptionRequest` (parse.SetSessionConfigOptionRequest).
+ * Standard Schema of `SetSessionConfigOptionRequest` (`parse.SetSessionConfigOptionRequest(value)`).
  */
 export const SetSessionConfigOptionRequest: AcpStandardSchema<T.SetSessionConfigOptionRequest> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionRequest, "SetSessionConfigOptionRequest", json.SetSessionConfigOptionRequest);
 
 /**
- * Standard Schema of `PromptRequest` (parse.PromptRequest).
+ * Standard Schema of `PromptRequest` (`parse.PromptRequest(value)`).
  */
 export const PromptRequest: AcpStandardSchema<T.PromptRequest> = /* @__PURE__ */ standardSchema(check.PromptRequest, "PromptRequest", json.PromptRequest);
 
 /**
- * Standard Schema of `ClientResponse` (parse.ClientResponse).
+ * Standard Schema of `ClientResponse` (`parse.ClientResponse(value)`).
  */
 export const ClientResponse: AcpStandardSchema<T.ClientResponse> = /* @__PURE__ */ standardSchema(check.ClientResponse, "ClientResponse", json.ClientResponse);
 
 /**
- * Standard Schema of `RequestPermissionResponse` (parse.RequestPermissionResponse).
+ * Standard Schema of `RequestPermissionResponse` (`parse.RequestPermissionResponse(value)`).
  */
 export const RequestPermissionResponse: AcpStandardSchema<T.RequestPermissionResponse> = /* @__PURE__ */ standardSchema(check.RequestPermissionResponse, "RequestPermissionResponse", json.RequestPermissionResponse);
 
 /**
- * Standard Schema of `RequestPermissionOutcome` (parse.RequestPermissionOutcome).
+ * Standard Schema of `RequestPermissionOutcome` (`parse.RequestPermissionOutcome(value)`).
  */
 export const RequestPermissionOutcome: AcpStandardSchema<T.RequestPermissionOutcome> = /* @__PURE__ */ standardSchema(check.RequestPermissionOutcome, "RequestPermissionOutcome", json.RequestPermissionOutcome);
 
 /**
- * Standard Schema of `CancelledPermissionOutcome` (parse.CancelledPermissionOutcome).
+ * Standard Schema of `CancelledPermissionOutcome` (`parse.CancelledPermissionOutcome(value)`).
  */
 export const CancelledPermissionOutcome: AcpStandardSchema<T.CancelledPermissionOutcome> = /* @__PURE__ */ standardSchema(check.CancelledPermissionOutcome, "CancelledPermissionOutcome", json.CancelledPermissionOutcome);
 
 /**
- * Standard Schema of `SelectedPermissionOutcome` (parse.SelectedPermissionOutcome).
+ * Standard Schema of `SelectedPermissionOutcome` (`parse.SelectedPermissionOutcome(value)`).
  */
 export const SelectedPermissionOutcome: AcpStandardSchema<T.SelectedPermissionOutcome> = /* @__PURE__ */ standardSchema(check.SelectedPermissionOutcome, "SelectedPermissionOutcome", json.SelectedPermissionOutcome);
 
 /**
- * Standard Schema of `CreateElicitationResponse` (parse.CreateElicitationResponse).
+ * Standard Schema of `CreateElicitationResponse` (`parse.CreateElicitationResponse(value)`).
  */
 export const CreateElicitationResponse: AcpStandardSchema<T.CreateElicitationResponse> = /* @__PURE__ */ standardSchema(check.CreateElicitationResponse, "CreateElicitationResponse", json.CreateElicitationResponse);
 
 /**
- * Standard Schema of `ElicitationContentValue` (parse.ElicitationContentValue).
+ * Standard Schema of `ElicitationContentValue` (`parse.ElicitationContentValue(value)`).
  */
 export const ElicitationContentValue: AcpStandardSchema<T.ElicitationContentValue> = /* @__PURE__ */ standardSchema(check.ElicitationContentValue, "ElicitationContentValue", json.ElicitationContentValue);
 
 /**
- * Standard Schema of `ElicitationAcceptAction` (parse.ElicitationAcceptAction).
+ * Standard Schema of `ElicitationAcceptAction` (`parse.ElicitationAcceptAction(value)`).
  */
 export const ElicitationAcceptAction: AcpStandardSchema<T.ElicitationAcceptAction> = /* @__PURE__ */ standardSchema(check.ElicitationAcceptAction, "ElicitationAcceptAction", json.ElicitationAcceptAction);
 
 /**
- * Standard Schema of `ClientNotification` (parse.ClientNotification).
+ * Standard Schema of `ClientNotification` (`parse.ClientNotification(value)`).
  */
 export const ClientNotification: AcpStandardSchema<T.ClientNotification> = /* @__PURE__ */ standardSchema(check.ClientNotification, "ClientNotification", json.ClientNotification);
 
 /**
- * Standard Schema of `CancelSessionNotification` (parse.CancelSessionNotification).
+ * Standard Schema of `CancelSessionNotification` (`parse.CancelSessionNotification(value)`).
  */
 export const CancelSessionNotification: AcpStandardSchema<T.CancelSessionNotification> = /* @__PURE__ */ standardSchema(check.CancelSessionNotification, "CancelSessionNotification", json.CancelSessionNotification);
 
 /**
- * Standard Schema of `CancelRequestNotification` (parse.CancelRequestNotification).
+ * Standard Schema of `CancelRequestNotification` (`parse.CancelRequestNotification(value)`).
  */
 export const CancelRequestNotification: AcpStandardSchema<T.CancelRequestNotification> = /* @__PURE__ */ standardSchema(check.CancelRequestNotification, "CancelRequestNotification", json.CancelRequestNotification);
