@@ -18,6 +18,7 @@ import type { MethodEntry } from "../methods.js";
 import type { SessionModel, SurfaceModel } from "../model.js";
 import { pascalCase } from "../naming.js";
 import { handledInterfaceName, typeRef } from "./methods.js";
+import { recordsPrompts } from "./session.js";
 import { FIRST_ISSUE_MODULE } from "./validators.js";
 
 /** One end of a connection: the sides whose methods it handles and the sides whose methods it calls. */
@@ -98,7 +99,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     cancelSpec(cancel, names),
     requestIdSpec(model, names),
     ...ends.flatMap((end) => endFunctions(end, table, names)),
-    ...sessionStore(model.session, table, model.defsByName, f, context.runtime, names),
+    ...sessionStore(model.session, table, model.defsByName, recordsPrompts(model), f, context.runtime, names),
   );
   return f.toString();
 }
@@ -226,7 +227,7 @@ const PERMISSION_REQUEST = "RequestPermissionRequest";
 const PROMPT_REQUEST = "PromptRequest";
 const OPENING_RESPONSES = ["NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse", "ForkSessionResponse"];
 
-function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs: SurfaceModel["defsByName"], f: GeneratedFile, runtime: string, { T }: Names): Code[] {
+function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs: SurfaceModel["defsByName"], recordsPrompts: boolean, f: GeneratedFile, runtime: string, { T }: Names): Code[] {
   const store = `${runtime}/session-store.js`;
   const storeFn = f.import(store, "sessionStore");
   const storeType = f.import(store, "SessionStore", { type: true });
@@ -242,7 +243,7 @@ function sessionStore(session: SessionModel, table: readonly MethodEntry[], defs
     .filter((m) => m.kind === "request" && m.result !== undefined && OPENING_RESPONSES.includes(m.result))
     .map((m) => code`${m.method}: ${hasField(defs, m.result!, "sessionId") ? "result" : "params"}`);
   // S36: the prompt request, recorded by `reducePrompt` when sent (v1: its answer names no message) or when answered (v2).
-  const promptMethod = table.find((m) => m.kind === "request" && m.params === PROMPT_REQUEST);
+  const promptMethod = recordsPrompts ? table.find((m) => m.kind === "request" && m.params === PROMPT_REQUEST) : undefined;
   const promptAt = promptMethod?.result !== undefined && hasField(defs, promptMethod.result, "messageId") ? "response" : "sent";
   const prompt = promptMethod ? code`, prompt: { method: ${promptMethod.method}, at: ${promptAt} }` : code``;
   const methods = code`{ ${permissionMethod ? code`permission: ${permissionMethod.method}, ` : code``}opening: { ${join(opening, code`, `)} }${prompt} }`;

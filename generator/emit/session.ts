@@ -63,7 +63,7 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity"), appendItem: f.import(sessionModule, "appendItem") }));
   const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
   f.print(...entryPoints(model, union, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
-  if (promptPlace(semantics).length > 0 && model.defsByName.has(PROMPT_REQUEST)) f.print(promptEntry(model, names.T, f.import(sessionModule, "recordPrompt")));
+  if (recordsPrompts(model)) f.print(promptEntry(model, names.T, f.import(sessionModule, "recordPrompt")));
   return f.toString();
 }
 
@@ -452,6 +452,11 @@ function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: C
 }
 
 const PROMPT_REQUEST = "PromptRequest";
+
+/** Whether the surface's session.ts exports `reducePrompt` (S36): it has a prompt request and a map for user messages. */
+export function recordsPrompts(model: SurfaceModel): boolean {
+  return promptPlace(model.semantics).length > 0 && model.defsByName.has(PROMPT_REQUEST);
+}
 
 /**
  * `reducePrompt`: S36, a prompt the client sent recorded as a user message. v1: called
