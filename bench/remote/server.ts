@@ -12,7 +12,7 @@
  *
  * It sends `{ port }` once listening, and answers `{ type: "memory" }` with
  * `{ type: "memory", heap, rss, external }` after a full GC (with
- * `--expose-gc`), and `{ type: "count" }` with the number of sessions made.
+ * `--expose-gc`), and `{ type: "count" }` with the numbers of sessions made and of TCP connections accepted.
  *
  * The agent: `initialize`; `session/new` answers a fresh session id
  * (`s-<n>`); `session/set_config_option` answers `{ configOptions: [] }` at
@@ -97,6 +97,8 @@ const kind = process.argv[2];
 if (kind !== "ours" && kind !== "sdk") throw new Error(`bench/remote/server.ts: ours or sdk, not ${JSON.stringify(kind)}`);
 const updates = benchUpdates(numberArg("updates")).map((u) => u.update);
 const { server, close } = (kind === "ours" ? oursServer : sdkServer)(updates);
+let sockets = 0;
+server.on("connection", () => sockets++);
 server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as AddressInfo).port }));
 process.on("message", (message: { type: string }) => {
   if (message.type === "memory") {
@@ -105,7 +107,7 @@ process.on("message", (message: { type: string }) => {
     const { heapUsed, rss, external } = process.memoryUsage();
     process.send!({ type: "memory", heap: heapUsed, rss, external });
   } else if (message.type === "count") {
-    process.send!({ type: "count", sessions });
+    process.send!({ type: "count", sessions, sockets });
   } else if (message.type === "stop") {
     void close().finally(() => {
       server.closeAllConnections();

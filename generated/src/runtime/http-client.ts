@@ -146,6 +146,8 @@ class HttpTransport implements Transport {
   private readonly jar: CookieJar;
   private readonly ownsJar: boolean;
   private readonly stop = new AbortController();
+  /** The POSTs under way after `initialize`, each with its own signal; aborted when the transport ends. */
+  private readonly posts = new Set<{ abort(): void }>();
   /** Sends are POSTed one at a time, in order (the connection id comes with the first answer). */
   private chain: Promise<void> = Promise.resolve();
   private readonly sessions = new Map<string, SessionStream>();
@@ -231,7 +233,16 @@ class HttpTransport implements Transport {
     if (registered) this.waiting.set(message.key, { sessionId, id: message.id });
     const headers: Record<string, string> = { "Content-Type": JSON_TYPE, [CONNECTION_HEADER]: connectionId };
     if (sessionId !== undefined) headers[SESSION_HEADER] = sessionId;
-    const response = await this.exchange("POST", headers, message.line, this.stop.signal);
+    // A signal of this POST's own, aborted with the transport: `fetch` leaves a listener on the signal it is
+    // given until the request is collected, so one long-lived signal would gather one listener per POST.
+    const posting = new AbortController();
+    this.posts.add(posting);
+    let response: FetchResponse;
+    try {
+      response = await this.exchange("POST", headers, message.line, posting.signal);
+    } finally {
+      this.posts.delete(posting);
+    }
     if (response.ok) return discardBody(response.body);
     const error = await httpStatusError(response, message.method ?? "a response");
     if (sessionId !== undefined && error.status === SESSION_CONFLICT) this.failSession(sessionId, error);
@@ -445,6 +456,8 @@ class HttpTransport implements Transport {
   private finish(error: unknown): void {
     this.ended = true;
     this.stop.abort();
+    for (const post of this.posts) post.abort();
+    this.posts.clear();
     const connectionId = this.connectionId;
     if (connectionId !== undefined) this.deleteConnection(connectionId);
     else if (this.ownsJar) this.jar.clear();
@@ -499,10 +512,28 @@ async function httpStatusError(response: FetchResponse, what: string): Promise<H
   return new HttpStatusError(response.status, body, what);
 }
 
-/** Cancels a body nobody reads (a `202`'s), so the connection is free again. */
+/**
+ * Reads to its end, in the background, a body nobody needs (a `202`'s,
+ * usually empty), so that the HTTP connection is free for the next request:
+ * cancelling a body whose end has not arrived yet (a chunked `202`'s last
+ * chunk) would close the connection. A body longer than `DISCARD_BYTES` is
+ * cancelled.
+ */
 function discardBody(body: ByteStream | null): void {
-  if (body !== null) void body.getReader().cancel().catch(() => {});
+  if (body === null) return;
+  const reader = body.getReader();
+  let size = 0;
+  const next = (): Promise<void> =>
+    reader.read().then(({ done, value }) => {
+      if (done) return;
+      size += value?.length ?? 0;
+      return size > DISCARD_BYTES ? reader.cancel() : next();
+    });
+  void next().catch(() => {});
 }
+
+/** The most bytes of an unneeded body read to keep its connection; past it the body is cancelled. */
+const DISCARD_BYTES = 64 * 1024;
 
 /** Reads a body as UTF-8 text; past `limit` bytes it is cut (`truncate`) or rejected. */
 async function readText(body: ByteStream | null, limit: number, truncate: boolean): Promise<string> {

@@ -181,9 +181,14 @@ async function writeResponse(res: NodeResponse, response: AcpResponse, bodyUnrea
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   if (bodyUnread()) headers["connection"] = "close"; // the rest of the request is not read; the connection cannot be reused
+  if (response.body === null) {
+    // No body (a 202, say): `Content-Length: 0` and one write, so that the client sees the whole
+    // response with its headers and can reuse the socket at once, even if it cancels the body.
+    res.writeHead(response.status, { ...headers, "content-length": "0" });
+    return void res.end();
+  }
   res.writeHead(response.status, headers);
   res.flushHeaders?.();
-  if (response.body === null) return void res.end();
   const reader = response.body.getReader();
   let gone = false;
   res.on("close", () => {
