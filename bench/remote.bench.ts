@@ -14,7 +14,9 @@
  * (`client()` over `createHttpStream` / `createWebSocketStream`); both on ACP
  * v2 unstable, the `ws` package on both ends of a WebSocket. Each server runs
  * in a child process of its own (bench/remote/server.ts), the clients in this
- * one (bench/remote/clients.ts). Measured:
+ * one (bench/remote/clients.ts); ours, and the bench's own modules, compiled
+ * to ES modules first and run by plain `node` (see `compiledDir`), as the
+ * SDK's `.js` runs. Measured:
  * 1. round trips: `session/set_config_option` in an open session, awaited one
  *    by one (one in flight); over HTTP a POST answered 202, the response over
  *    the session's event stream;
@@ -41,19 +43,23 @@
  * (each round's ratio of the pair measured in it).
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { emptySessionState, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import type { SessionState, SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { compileModules, importCompiled } from "./compiled-modules.js";
 import { numberArg, stringArg } from "./corpus.js";
 import { median, quantile } from "./harness.js";
-import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
-import { remoteClient, type RemoteClient, SDK_FOLDS, type SdkFoldName, type Side, type Wire } from "./remote/clients.js";
+import type { NaiveState } from "./naive-reducer.js";
+import type { RemoteClient, SdkFoldName, Side, Wire } from "./remote/clients.js";
 import { benchUpdates } from "./connection/workload.js";
 
-const SERVER = fileURLToPath(new URL("./remote/server.ts", import.meta.url));
-const IDLE = fileURLToPath(new URL("./remote/idle.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** The bench's own modules, compiled with generated/src into ES modules run by plain `node` (see `compiled`). */
+const COMPILED = ["bench/remote/server.ts", "bench/remote/idle.ts", "bench/remote/clients.ts", "bench/corpus.ts", "bench/harness.ts", "bench/naive-reducer.ts", "bench/connection/workload.ts"];
 const WIRES: readonly Wire[] = ["http", "ws"];
 const SIDES: readonly Side[] = ["ours", "sdk"];
 const WIRE_NAME: Record<Wire, string> = { http: "HTTP+SSE", ws: "WebSocket" };
@@ -71,9 +77,23 @@ interface ServerChild {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the compiled modules are: generated/src and the bench's modules
+ * (`COMPILED`) compiled file by file by esbuild into ES modules under the
+ * project's git-ignored tmp/ (so that `ws` and the SDK resolve from its
+ * node_modules), as the published package's `.js` runs. Not the `.ts` sources
+ * under tsx: tsx loads them as CommonJS and keeps function names with a
+ * `__name` call that gives every closure made at run time a property of its
+ * own (about 250 bytes each: a connection makes dozens), which the SDK's
+ * `.js` does not pay. The servers and the idle clients run them with plain
+ * `node`; this process imports the clients from them.
+ */
+let compiledDir = "";
+
+const execArgvOf = (gcFlag: boolean): string[] => (gcFlag ? ["--expose-gc"] : []);
+
 function startServer(side: Side, updates: number, gcFlag: boolean): Promise<ServerChild> {
-  const execArgv = gcFlag ? [...process.execArgv, "--expose-gc"] : process.execArgv;
-  const child = fork(SERVER, [side, "--updates", String(updates)], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(compiledDir, "bench/remote/server.js"), [side, "--updates", String(updates)], { execArgv: execArgvOf(gcFlag), stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`the ${side} server exited with ${code} before listening`)));
@@ -200,7 +220,7 @@ interface IdleCost {
 async function idleCost(side: Side, wire: Wire, count: number, fold: SdkFoldName): Promise<IdleCost> {
   const server = await startServer(side, 1, true);
   const url = wire === "http" ? server.url : server.wsUrl;
-  const client = fork(IDLE, [side, wire, url, String(count), fold], { execArgv: [...process.execArgv, "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const client = fork(join(compiledDir, "bench/remote/idle.js"), [side, wire, url, String(count), fold], { execArgv: execArgvOf(true), stdio: ["ignore", "inherit", "inherit", "ipc"] });
   try {
     const clientBefore = await reply<Memory>(client, "baseline");
     const serverBefore = await server.ask<Memory>("memory");
@@ -269,7 +289,9 @@ async function bundleSize(entry: string): Promise<{ minified: number; gzipped: n
  * workload (every update into one session, as a prompt streams them), each on
  * fresh values (`JSON.parse` of the lines, untimed), median of 7 folds.
  */
-function fasterFold(updates: readonly SessionUpdate[]): SdkFoldName {
+function fasterFold(updates: readonly SessionUpdate[], modules: Modules): SdkFoldName {
+  const { emptySessionState, reduceSessionOwned } = modules.bindings;
+  const { naiveEmpty, naiveReduceInPlace } = modules.naive;
   const text = JSON.stringify(updates);
   const folds: Record<SdkFoldName, (values: SessionUpdate[]) => void> = {
     owned: (values) => {
@@ -291,8 +313,26 @@ function fasterFold(updates: readonly SessionUpdate[]): SdkFoldName {
     }
   }
   const chosen: SdkFoldName = median(times.naive) < median(times.owned) ? "naive" : "owned";
-  console.log(`SDK fold: ${SDK_FOLDS[chosen]().name} (median fold of the workload: reduceSessionOwned ${fmt(median(times.owned), 1)} ms, hand-written in-place ${fmt(median(times.naive), 1)} ms)`);
+  console.log(`SDK fold: ${modules.clients.SDK_FOLDS[chosen]().name} (median fold of the workload: reduceSessionOwned ${fmt(median(times.owned), 1)} ms, hand-written in-place ${fmt(median(times.naive), 1)} ms)`);
   return chosen;
+}
+
+/** The compiled modules this process uses. */
+interface Modules {
+  readonly clients: typeof import("./remote/clients.js");
+  readonly bindings: typeof import("../generated/src/v2/unstable/index.js");
+  readonly naive: typeof import("./naive-reducer.js");
+}
+
+async function compiled(): Promise<Modules> {
+  mkdirSync(join(ROOT, "tmp"), { recursive: true });
+  compiledDir = mkdtempSync(join(ROOT, "tmp", "remote-bench-"));
+  await compileModules(ROOT, compiledDir, COMPILED);
+  return {
+    clients: (await importCompiled(compiledDir, "bench/remote/clients.js")) as Modules["clients"],
+    bindings: (await importCompiled(compiledDir, "generated/src/v2/unstable/index.js")) as Modules["bindings"],
+    naive: (await importCompiled(compiledDir, "bench/naive-reducer.js")) as Modules["naive"],
+  };
 }
 
 async function main(): Promise<void> {
@@ -304,13 +344,15 @@ async function main(): Promise<void> {
   const memoryRounds = numberArg("memory-rounds") ?? 3;
   const updates = benchUpdates(numberArg("updates")).map((u) => u.update);
   const foldArg = stringArg("sdk-fold") ?? "auto";
-  if (foldArg !== "auto" && !(foldArg in SDK_FOLDS)) throw new Error(`--sdk-fold: auto, owned or naive, not ${foldArg}`);
   console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   console.log(
     `${rounds} rounds (+${warmup} warm-up), per sample ${fmt(trips)} round trips, ${fmt(updates.length)} session/update notifications, ${fmt(firsts)} prompts to a first update; ` +
       `${fmt(idle)} idle connections × ${memoryRounds} memory rounds`,
   );
-  const fold: SdkFoldName = foldArg === "auto" ? fasterFold(updates) : (foldArg as SdkFoldName);
+  const modules = await compiled();
+  const { remoteClient, SDK_FOLDS } = modules.clients;
+  if (foldArg !== "auto" && !(foldArg in SDK_FOLDS)) throw new Error(`--sdk-fold: auto, owned or naive, not ${foldArg}`);
+  const fold: SdkFoldName = foldArg === "auto" ? fasterFold(updates, modules) : (foldArg as SdkFoldName);
 
   const servers = { ours: await startServer("ours", updates.length, false), sdk: await startServer("sdk", updates.length, false) };
   const tripPairs: Pair[] = [];
@@ -371,4 +413,8 @@ async function main(): Promise<void> {
   console.log(`\nload at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 }
 
-await main();
+try {
+  await main();
+} finally {
+  if (compiledDir !== "") rmSync(compiledDir, { recursive: true, force: true });
+}

@@ -12,7 +12,7 @@
  *
  * It sends `{ port }` once listening, and answers `{ type: "memory" }` with
  * `{ type: "memory", heap, rss, external }` after a full GC (with
- * `--expose-gc`), and `{ type: "count" }` with the numbers of sessions made and of TCP connections accepted.
+ * `--expose-gc`), and `{ type: "snapshot" }` by writing a heap snapshot (its path in the reply), `{ type: "count" }` with the numbers of sessions made and of TCP connections accepted.
  *
  * The agent: `initialize`; `session/new` answers a fresh session id
  * (`s-<n>`); `session/set_config_option` answers `{ configOptions: [] }` at
@@ -24,6 +24,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { writeHeapSnapshot } from "node:v8";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
 import * as sdk from "@agentclientprotocol/sdk/experimental/v2/unstable";
@@ -106,6 +107,9 @@ process.on("message", (message: { type: string }) => {
     gc();
     const { heapUsed, rss, external } = process.memoryUsage();
     process.send!({ type: "memory", heap: heapUsed, rss, external });
+  } else if (message.type === "snapshot") {
+    gc();
+    process.send!({ type: "snapshot", path: writeHeapSnapshot() });
   } else if (message.type === "count") {
     process.send!({ type: "count", sessions, sockets });
   } else if (message.type === "stop") {

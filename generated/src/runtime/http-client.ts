@@ -376,6 +376,9 @@ class HttpTransport implements Transport {
 
   /** Notes what one received message means for routing: a response settles a waiting request and may name a new session; an agent request on a session's stream is answered for that session. */
   private note(text: string, streamSession: string | undefined): void {
+    // A message with no member named "id" at any depth (no `"id"` in its text, nor a `\u` escape that could
+    // spell one) is a notification: nothing to note, and its one parse is left to the connection.
+    if (!text.includes('"id"') && !text.includes("\\u")) return;
     const message = topLevel(text);
     if (message === undefined) return;
     const key = idKey(message.id);
@@ -587,16 +590,20 @@ class EventStreamParser {
     let start = 0;
     if (this.afterReturn && chunk[0] === LF) start = 1;
     this.afterReturn = false;
-    for (let i = start; i < chunk.length; i++) {
-      const byte = chunk[i];
-      if (byte !== LF && byte !== CR) continue;
-      this.keep(chunk.subarray(start, i));
+    // Line ends found by the native `indexOf`, the next LF and the next CR each looked up again only once passed.
+    let lf = chunk.indexOf(LF, start);
+    let cr = chunk.indexOf(CR, start);
+    while (lf >= 0 || cr >= 0) {
+      const end = cr < 0 || (lf >= 0 && lf < cr) ? lf : cr;
+      this.keep(chunk.subarray(start, end));
       this.endLine(events);
-      if (byte === CR) {
-        if (i + 1 === chunk.length) this.afterReturn = true;
-        else if (chunk[i + 1] === LF) i++;
+      start = end + 1;
+      if (end === cr) {
+        if (start === chunk.length) this.afterReturn = true;
+        else if (chunk[start] === LF) start++;
       }
-      start = i + 1;
+      if (lf >= 0 && lf < start) lf = chunk.indexOf(LF, start);
+      if (cr >= 0 && cr < start) cr = chunk.indexOf(CR, start);
     }
     this.keep(chunk.subarray(start));
     return events;
