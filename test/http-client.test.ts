@@ -260,7 +260,7 @@ describe("httpTransport against a fake server", () => {
       };
       const lines: string[] = [];
       const transport = httpTransport("http://127.0.0.1:9/acp", { fetch });
-      transport.start({ line: (line) => void lines.push(line), end: () => {} });
+      transport.start({ line: (line) => void lines.push(line), end: () => {}, problem: () => {} });
       await transport.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }));
       await until(() => lines.length === 1 + sent.length);
       expect(lines.slice(1)).toEqual(sent);
