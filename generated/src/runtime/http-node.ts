@@ -12,7 +12,7 @@
  * contained: nothing thrown escapes to the server's event loop.
  */
 import type { AcpRequest, AcpResponse, AcpServer, HeadersLike, ServerWebSocket } from "./http-server.js";
-import { CONNECTION_HEADER } from "./remote-wire.js";
+import { CONNECTION_HEADER, PLAIN_RESPONSES } from "./remote-wire.js";
 import type { WebReadable } from "./transport.js";
 
 declare const TextEncoder: new () => { encode(text: string): Uint8Array };
@@ -134,9 +134,10 @@ function refuseUpgrade(socket: NodeSocket, response: AcpResponse): void {
   }
 }
 
-/** A Node request as a Web-style request. */
+/** A Node request as a Web-style request; its event streams may be answered as plain objects (`writeResponse` reads bodies by `getReader()` alone). */
 function toRequest(req: NodeRequest, body: WebReadable | null): AcpRequest {
-  return { method: req.method ?? "GET", headers: nodeHeaders(req.headers), body };
+  const request = { method: req.method ?? "GET", headers: nodeHeaders(req.headers), body, [PLAIN_RESPONSES]: true };
+  return request;
 }
 
 function nodeHeaders(headers: NodeRequest["headers"]): HeadersLike {

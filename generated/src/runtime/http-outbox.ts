@@ -196,6 +196,23 @@ export class Outbox {
 }
 
 /**
+ * The same body as `sseBody`, as a plain object with `getReader()` only and
+ * no `ReadableStream`: for a server adapter that reads bodies that way
+ * (http-node.ts). Each `read` takes the next chunk; the end (or `cancel`)
+ * releases the reader.
+ */
+export function plainSseBody(reader: OutboxReader): WebReadable {
+  const read = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
+    const bytes = await reader.next();
+    if (bytes !== undefined) return { done: false, value: bytes };
+    reader.release();
+    return { done: true };
+  };
+  const cancel = async (): Promise<void> => reader.release();
+  return { getReader: () => ({ read, cancel }) };
+}
+
+/**
  * The body of an SSE response reading `reader`: one event per message, taken
  * only when the body's consumer asks for the next chunk (so an unread
  * stream's messages stay queued, and counted, in the outbox). Cancelling the
