@@ -226,6 +226,48 @@ describe("httpTransport against a fake server", () => {
     expect(calls.slice(0, 2)).toEqual(["POST", "GET"]);
   });
 
+  it("reads events whatever their line ends (LF, CRLF, CR) and however the stream is cut, a CRLF split across reads included", async () => {
+    let seed = 7;
+    const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const encoder = new TextEncoder();
+    for (let trial = 0; trial < 60; trial++) {
+      const sent: string[] = [];
+      let text = ": a comment\n";
+      for (let i = 0; i < 12; i++) {
+        const end = ["\n", "\r\n", "\r"][random(3)]!;
+        const message = { jsonrpc: "2.0", method: "_test/note", params: { i, text: "é".repeat(random(5)), id: i % 3 === 0 ? i : undefined } };
+        sent.push(JSON.stringify(message));
+        text += `event: message${end}data: ${JSON.stringify(message)}${end}${random(2) === 0 ? `id: ${i}${end}` : ""}${end}`;
+      }
+      const bytes = encoder.encode(text);
+      const reads: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const size = 1 + random(40);
+        reads.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      // A body of `chunks`: then its end, or (an event stream) nothing more.
+      const body = (chunks: Uint8Array[], open: boolean) => ({
+        getReader: () => ({
+          read: async () => (chunks.length > 0 ? { done: false, value: chunks.shift() } : open ? new Promise<never>(() => {}) : { done: true }),
+          cancel: async () => {},
+        }),
+      });
+      const fetch: FetchLike = async (_url, init) => {
+        const headers = new Headers(init.method === "POST" ? { "Acp-Connection-Id": "c1" } : {});
+        const response = init.method === "POST" ? encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: 0, result: {} })) : undefined;
+        return { ok: true, status: 200, headers, body: response === undefined ? body(reads, true) : body([response], false) };
+      };
+      const lines: string[] = [];
+      const transport = httpTransport("http://127.0.0.1:9/acp", { fetch });
+      transport.start({ line: (line) => void lines.push(line), end: () => {}, problem: () => {} });
+      await transport.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }));
+      await until(() => lines.length === 1 + sent.length);
+      expect(lines.slice(1)).toEqual(sent);
+      transport.close();
+    }
+  });
+
   it("without fetch: start ends the transport with an error naming options.fetch", async () => {
     vi.stubGlobal("fetch", undefined);
     const errors: string[] = [];

@@ -17,9 +17,9 @@
  * `DELETE` ends the connection. A WebSocket carries every message both ways.
  */
 import { type AgentConnection, type ConnectionLimits, ServerConnection, type SocketEnd } from "./http-connection.js";
-import { sseBody } from "./http-outbox.js";
+import { plainSseBody, sseBody } from "./http-outbox.js";
 import { type SocketHost, serveSocket, type ServerWebSocket, type WebSocketUpgrade } from "./http-websocket.js";
-import { CONNECTION_HEADER, callKey, type Envelope, envelopeOf, errorLine, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_HEADER } from "./remote-wire.js";
+import { CONNECTION_HEADER, callKey, type Envelope, envelopeOf, errorLine, EVENT_STREAM_TYPE, JSON_TYPE, PLAIN_RESPONSES, SESSION_HEADER } from "./remote-wire.js";
 import { joinBytes, type Transport, type WebReadable } from "./transport.js";
 
 export type { AgentConnection } from "./http-connection.js";
@@ -188,7 +188,25 @@ class Reply {
   }
 
   events(body: WebReadable): AcpResponse {
-    return new Response(body, { status: 200, headers: { ...this.cors, "Content-Type": EVENT_STREAM_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } });
+    return new Response(body, { status: 200, headers: this.eventHeaders() });
+  }
+
+  /** An event stream's response as a plain object (no `Response`), for an adapter that asked for one (`PLAIN_RESPONSES`). */
+  plainEvents(body: WebReadable): AcpResponse {
+    const headers = this.eventHeaders();
+    const names = new Map(Object.keys(headers).map((name) => [name.toLowerCase(), headers[name]!]));
+    return {
+      status: 200,
+      headers: {
+        get: (name) => names.get(name.toLowerCase()) ?? null,
+        forEach: (callback) => names.forEach((value, name) => callback(value, name)),
+      },
+      body,
+    };
+  }
+
+  private eventHeaders(): Record<string, string> {
+    return { ...this.cors, "Content-Type": EVENT_STREAM_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no" };
   }
 }
 
@@ -321,7 +339,8 @@ class Server implements AcpServer {
     const connection = this.connectionOf(connectionId);
     if (typeof connection === "string") return reply.text(connectionId === undefined ? 400 : 404, connection);
     const reader = connection.openStream(header(request, SESSION_HEADER));
-    return "status" in reader ? reply.text(reader.status, reader.reason) : reply.events(sseBody(reader));
+    if ("status" in reader) return reply.text(reader.status, reader.reason);
+    return (request as { [PLAIN_RESPONSES]?: boolean })[PLAIN_RESPONSES] === true ? reply.plainEvents(plainSseBody(reader)) : reply.events(sseBody(reader));
   }
 
   private delete(request: AcpRequest, reply: Reply): AcpResponse {

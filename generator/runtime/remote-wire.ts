@@ -15,6 +15,15 @@ export const JSON_TYPE = "application/json";
 /** The media type of a server-sent event stream. */
 export const EVENT_STREAM_TYPE = "text/event-stream";
 
+/**
+ * Set (to `true`) on a request by a server adapter that reads response
+ * bodies through `getReader()` alone (http-node.ts): the server then answers
+ * its event streams with a plain response object over the stream's queue
+ * instead of a platform `Response` over a `ReadableStream` (about 4 KiB less
+ * per open stream). Not part of the public API.
+ */
+export const PLAIN_RESPONSES: unique symbol = Symbol("acp-bindings plain responses");
+
 /** The session id a message's params name (`params.sessionId`, a string), if any. */
 export function sessionIdOfParams(params: unknown): string | undefined {
   if (typeof params !== "object" || params === null || Array.isArray(params)) return undefined;

@@ -146,6 +146,8 @@ class HttpTransport implements Transport {
   private readonly jar: CookieJar;
   private readonly ownsJar: boolean;
   private readonly stop = new AbortController();
+  /** The POSTs under way after `initialize`, each with its own signal; aborted when the transport ends. */
+  private readonly posts = new Set<{ abort(): void }>();
   /** Sends are POSTed one at a time, in order (the connection id comes with the first answer). */
   private chain: Promise<void> = Promise.resolve();
   private readonly sessions = new Map<string, SessionStream>();
@@ -231,7 +233,16 @@ class HttpTransport implements Transport {
     if (registered) this.waiting.set(message.key, { sessionId, id: message.id });
     const headers: Record<string, string> = { "Content-Type": JSON_TYPE, [CONNECTION_HEADER]: connectionId };
     if (sessionId !== undefined) headers[SESSION_HEADER] = sessionId;
-    const response = await this.exchange("POST", headers, message.line, this.stop.signal);
+    // A signal of this POST's own, aborted with the transport: `fetch` leaves a listener on the signal it is
+    // given until the request is collected, so one long-lived signal would gather one listener per POST.
+    const posting = new AbortController();
+    this.posts.add(posting);
+    let response: FetchResponse;
+    try {
+      response = await this.exchange("POST", headers, message.line, posting.signal);
+    } finally {
+      this.posts.delete(posting);
+    }
     if (response.ok) return discardBody(response.body);
     const error = await httpStatusError(response, message.method ?? "a response");
     if (sessionId !== undefined && error.status === SESSION_CONFLICT) this.failSession(sessionId, error);
@@ -365,6 +376,9 @@ class HttpTransport implements Transport {
 
   /** Notes what one received message means for routing: a response settles a waiting request and may name a new session; an agent request on a session's stream is answered for that session. */
   private note(text: string, streamSession: string | undefined): void {
+    // A message with no member named "id" at any depth (no `"id"` in its text, nor a `\u` escape that could
+    // spell one) is a notification: nothing to note, and its one parse is left to the connection.
+    if (!text.includes('"id"') && !text.includes("\\u")) return;
     const message = topLevel(text);
     if (message === undefined) return;
     const key = idKey(message.id);
@@ -445,6 +459,8 @@ class HttpTransport implements Transport {
   private finish(error: unknown): void {
     this.ended = true;
     this.stop.abort();
+    for (const post of this.posts) post.abort();
+    this.posts.clear();
     const connectionId = this.connectionId;
     if (connectionId !== undefined) this.deleteConnection(connectionId);
     else if (this.ownsJar) this.jar.clear();
@@ -499,10 +515,28 @@ async function httpStatusError(response: FetchResponse, what: string): Promise<H
   return new HttpStatusError(response.status, body, what);
 }
 
-/** Cancels a body nobody reads (a `202`'s), so the connection is free again. */
+/**
+ * Reads to its end, in the background, a body nobody needs (a `202`'s,
+ * usually empty), so that the HTTP connection is free for the next request:
+ * cancelling a body whose end has not arrived yet (a chunked `202`'s last
+ * chunk) would close the connection. A body longer than `DISCARD_BYTES` is
+ * cancelled.
+ */
 function discardBody(body: ByteStream | null): void {
-  if (body !== null) void body.getReader().cancel().catch(() => {});
+  if (body === null) return;
+  const reader = body.getReader();
+  let size = 0;
+  const next = (): Promise<void> =>
+    reader.read().then(({ done, value }) => {
+      if (done) return;
+      size += value?.length ?? 0;
+      return size > DISCARD_BYTES ? reader.cancel() : next();
+    });
+  void next().catch(() => {});
 }
+
+/** The most bytes of an unneeded body read to keep its connection; past it the body is cancelled. */
+const DISCARD_BYTES = 64 * 1024;
 
 /** Reads a body as UTF-8 text; past `limit` bytes it is cut (`truncate`) or rejected. */
 async function readText(body: ByteStream | null, limit: number, truncate: boolean): Promise<string> {
@@ -556,16 +590,20 @@ class EventStreamParser {
     let start = 0;
     if (this.afterReturn && chunk[0] === LF) start = 1;
     this.afterReturn = false;
-    for (let i = start; i < chunk.length; i++) {
-      const byte = chunk[i];
-      if (byte !== LF && byte !== CR) continue;
-      this.keep(chunk.subarray(start, i));
+    // Line ends found by the native `indexOf`, the next LF and the next CR each looked up again only once passed.
+    let lf = chunk.indexOf(LF, start);
+    let cr = chunk.indexOf(CR, start);
+    while (lf >= 0 || cr >= 0) {
+      const end = cr < 0 || (lf >= 0 && lf < cr) ? lf : cr;
+      this.keep(chunk.subarray(start, end));
       this.endLine(events);
-      if (byte === CR) {
-        if (i + 1 === chunk.length) this.afterReturn = true;
-        else if (chunk[i + 1] === LF) i++;
+      start = end + 1;
+      if (end === cr) {
+        if (start === chunk.length) this.afterReturn = true;
+        else if (chunk[start] === LF) start++;
       }
-      start = i + 1;
+      if (lf >= 0 && lf < start) lf = chunk.indexOf(LF, start);
+      if (cr >= 0 && cr < start) cr = chunk.indexOf(CR, start);
     }
     this.keep(chunk.subarray(start));
     return events;

@@ -12,7 +12,7 @@
  * contained: nothing thrown escapes to the server's event loop.
  */
 import type { AcpRequest, AcpResponse, AcpServer, HeadersLike, ServerWebSocket } from "./http-server.js";
-import { CONNECTION_HEADER } from "./remote-wire.js";
+import { CONNECTION_HEADER, PLAIN_RESPONSES } from "./remote-wire.js";
 import type { WebReadable } from "./transport.js";
 
 declare const TextEncoder: new () => { encode(text: string): Uint8Array };
@@ -134,9 +134,10 @@ function refuseUpgrade(socket: NodeSocket, response: AcpResponse): void {
   }
 }
 
-/** A Node request as a Web-style request. */
+/** A Node request as a Web-style request; its event streams may be answered as plain objects (`writeResponse` reads bodies by `getReader()` alone). */
 function toRequest(req: NodeRequest, body: WebReadable | null): AcpRequest {
-  return { method: req.method ?? "GET", headers: nodeHeaders(req.headers), body };
+  const request = { method: req.method ?? "GET", headers: nodeHeaders(req.headers), body, [PLAIN_RESPONSES]: true };
+  return request;
 }
 
 function nodeHeaders(headers: NodeRequest["headers"]): HeadersLike {
@@ -181,9 +182,14 @@ async function writeResponse(res: NodeResponse, response: AcpResponse, bodyUnrea
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   if (bodyUnread()) headers["connection"] = "close"; // the rest of the request is not read; the connection cannot be reused
+  if (response.body === null) {
+    // No body (a 202, say): `Content-Length: 0` and one write, so that the client sees the whole
+    // response with its headers and can reuse the socket at once, even if it cancels the body.
+    res.writeHead(response.status, { ...headers, "content-length": "0" });
+    return void res.end();
+  }
   res.writeHead(response.status, headers);
   res.flushHeaders?.();
-  if (response.body === null) return void res.end();
   const reader = response.body.getReader();
   let gone = false;
   res.on("close", () => {

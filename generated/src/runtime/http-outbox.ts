@@ -28,6 +28,8 @@ declare const ReadableStream: new (
 
 /** How often a waiting SSE reader gets a comment line, so that proxies keep the idle stream open. */
 const KEEP_ALIVE_MS = 15_000;
+/** The most bytes of queued events a reader takes as one chunk. */
+const COALESCE_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(":\n\n");
 
@@ -130,8 +132,34 @@ export class Outbox {
     });
   }
 
-  /** The oldest queued event's bytes, reported as delivered; `undefined` when none is queued. */
+  /**
+   * The queued events' bytes, oldest first, joined into one chunk of up to
+   * `COALESCE_BYTES` (or one larger event), each reported as delivered:
+   * one write for a burst of events instead of one per event; `undefined`
+   * when none is queued.
+   */
   private take(): Uint8Array | undefined {
+    const first = this.takeOne();
+    if (first === undefined || this.empty || first.length >= COALESCE_BYTES) return first;
+    const parts = [first];
+    let size = first.length;
+    while (!this.empty && size + this.queue[this.head]!.bytes.length <= COALESCE_BYTES) {
+      const next = this.takeOne()!;
+      parts.push(next);
+      size += next.length;
+    }
+    if (parts.length === 1) return first;
+    const joined = new Uint8Array(size);
+    let at = 0;
+    for (const part of parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    return joined;
+  }
+
+  /** The oldest queued event's bytes, reported as delivered; `undefined` when none is queued. */
+  private takeOne(): Uint8Array | undefined {
     const event = this.queue[this.head];
     if (event === undefined) return undefined;
     this.queue[this.head] = undefined;
@@ -165,6 +193,23 @@ export class Outbox {
     this.wakeReader(undefined);
     this.events.readerChanged(false);
   }
+}
+
+/**
+ * The same body as `sseBody`, as a plain object with `getReader()` only and
+ * no `ReadableStream`: for a server adapter that reads bodies that way
+ * (http-node.ts). Each `read` takes the next chunk; the end (or `cancel`)
+ * releases the reader.
+ */
+export function plainSseBody(reader: OutboxReader): WebReadable {
+  const read = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
+    const bytes = await reader.next();
+    if (bytes !== undefined) return { done: false, value: bytes };
+    reader.release();
+    return { done: true };
+  };
+  const cancel = async (): Promise<void> => reader.release();
+  return { getReader: () => ({ read, cancel }) };
 }
 
 /**
