@@ -160,8 +160,15 @@ function methodTableFunction(side: string, role: "handled" | "called", spec: str
     const rows = table.filter((m) => m.side === side && m.kind === kind).map((m) => code`[${m.method}, ${entry(m)}],`);
     return wrapped(code`${name(key)}: new Map<string, ${specType}>([`, rows, code`]),`);
   };
-  const body = wrapped(code`return {`, [map("request", "requests"), map("notification", "notifications")], code`};`);
-  return code`${doc([comment])}${block(code`function ${tableFunction(side, role)}(): ${rt}.MethodTable<${specType}>`, [body])}`;
+  // Built on first use and shared by every connection of the module: a connection holds no table of its own.
+  const built = name(`${camelCase(side)}${pascalCase(role)}Table`);
+  const tableType = code`${rt}.MethodTable<${specType}>`;
+  const body = wrapped(code`return (${built} ??= {`, [map("request", "requests"), map("notification", "notifications")], code`});`);
+  return lines([
+    code`let ${built}: ${tableType} | undefined;`,
+    code``,
+    code`${doc([comment])}${block(code`function ${tableFunction(side, role)}(): ${tableType}`, [body])}`,
+  ]);
 }
 
 /** `agentHandled`, `clientCalled`, ... */

@@ -244,9 +244,14 @@ interface Handled {
   readonly method: string;
 }
 
+/** `byName` of each table, kept while the table lives: a surface's tables are shared by all its connections, and so is this. */
+const namedTables = new WeakMap<ReadonlyMap<string, HandledSpec>, ReadonlyMap<string, Handled>>();
+
 /** A method table's entries, each with its name. */
 function byName(table: ReadonlyMap<string, HandledSpec>): ReadonlyMap<string, Handled> {
-  return new Map([...table].map(([method, spec]) => [method, { spec, method }]));
+  let named = namedTables.get(table);
+  if (named === undefined) namedTables.set(table, (named = new Map([...table].map(([method, spec]) => [method, { spec, method }]))));
+  return named;
 }
 
 /** A request (with `id`) or a notification, as written. */

@@ -114,11 +114,13 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
+let agentHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
+
 /**
  * The methods the agent side handles, as its own end decodes them.
  */
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (agentHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
       ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
@@ -136,14 +138,16 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parseOwned.CancelNotification }],
     ]),
-  };
+  });
 }
+
+let agentCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the agent side handles, as the end calling them checks them.
  */
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (agentCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
       ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
@@ -161,14 +165,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
     notifications: new Map<string, rt.CalledSpec>([
       ["session/cancel", { validateParams: first.CancelNotification }],
     ]),
-  };
+  });
 }
+
+let clientHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the client side handles, as its own end decodes them.
  */
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (clientHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
       ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
@@ -184,14 +190,16 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
       ["session/update", { parseParams: parseOwned.SessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the client side handles, as the end calling them checks them.
  */
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (clientCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
       ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
@@ -207,7 +215,7 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
       ["session/update", { validateParams: first.SessionNotification }],
     ]),
-  };
+  });
 }
 
 /**

@@ -124,11 +124,13 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
+let agentHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
+
 /**
  * The methods the agent side handles, as its own end decodes them.
  */
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (agentHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
       ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
@@ -146,14 +148,16 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parseOwned.CancelSessionNotification }],
     ]),
-  };
+  });
 }
+
+let agentCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the agent side handles, as the end calling them checks them.
  */
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (agentCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
       ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
@@ -171,14 +175,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
     notifications: new Map<string, rt.CalledSpec>([
       ["session/cancel", { validateParams: first.CancelSessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the client side handles, as its own end decodes them.
  */
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (clientHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
       ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
@@ -187,14 +193,16 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
       ["session/update", { parseParams: parseOwned.UpdateSessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the client side handles, as the end calling them checks them.
  */
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (clientCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
       ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
@@ -203,7 +211,7 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
       ["session/update", { validateParams: first.UpdateSessionNotification }],
     ]),
-  };
+  });
 }
 
 /**

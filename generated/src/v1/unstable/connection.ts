@@ -114,11 +114,13 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
+let agentHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
+
 /**
  * The methods the agent side handles, as its own end decodes them.
  */
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (agentHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
       ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
@@ -146,14 +148,16 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
       ["mcp/message", { parseParams: parseOwned.MessageMcpNotification }],
       ["session/cancel", { parseParams: parseOwned.CancelNotification }],
     ]),
-  };
+  });
 }
+
+let agentCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the agent side handles, as the end calling them checks them.
  */
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (agentCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
       ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
@@ -181,14 +185,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
       ["mcp/message", { validateParams: first.MessageMcpNotification }],
       ["session/cancel", { validateParams: first.CancelNotification }],
     ]),
-  };
+  });
 }
+
+let clientHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the client side handles, as its own end decodes them.
  */
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (clientHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
       ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
@@ -206,14 +212,16 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
       ["session/update", { parseParams: parseOwned.SessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the client side handles, as the end calling them checks them.
  */
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (clientCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
       ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
@@ -231,14 +239,16 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
       ["session/update", { validateParams: first.SessionNotification }],
     ]),
-  };
+  });
 }
+
+let proxyHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the proxy side handles, as its own end decodes them.
  */
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (proxyHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
       ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
@@ -246,14 +256,16 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parseOwned.ProxySuccessorNotification }],
     ]),
-  };
+  });
 }
+
+let proxyCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the proxy side handles, as the end calling them checks them.
  */
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (proxyCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
       ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
@@ -261,7 +273,7 @@ function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
     notifications: new Map<string, rt.CalledSpec>([
       ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
     ]),
-  };
+  });
 }
 
 /**

@@ -124,11 +124,13 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
+let agentHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
+
 /**
  * The methods the agent side handles, as its own end decodes them.
  */
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (agentHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
       ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
@@ -156,14 +158,16 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
       ["mcp/message", { parseParams: parseOwned.MessageMcpNotification }],
       ["session/cancel", { parseParams: parseOwned.CancelSessionNotification }],
     ]),
-  };
+  });
 }
+
+let agentCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the agent side handles, as the end calling them checks them.
  */
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (agentCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
       ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
@@ -191,14 +195,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
       ["mcp/message", { validateParams: first.MessageMcpNotification }],
       ["session/cancel", { validateParams: first.CancelSessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the client side handles, as its own end decodes them.
  */
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (clientHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
       ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
@@ -209,14 +215,16 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
       ["session/update", { parseParams: parseOwned.UpdateSessionNotification }],
     ]),
-  };
+  });
 }
+
+let clientCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the client side handles, as the end calling them checks them.
  */
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (clientCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
       ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
@@ -227,14 +235,16 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
       ["session/update", { validateParams: first.UpdateSessionNotification }],
     ]),
-  };
+  });
 }
+
+let proxyHandledTable: rt.MethodTable<rt.HandledSpec> | undefined;
 
 /**
  * The methods the proxy side handles, as its own end decodes them.
  */
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
-  return {
+  return (proxyHandledTable ??= {
     requests: new Map<string, rt.HandledSpec>([
       ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
       ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
@@ -242,14 +252,16 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parseOwned.ProxySuccessorNotification }],
     ]),
-  };
+  });
 }
+
+let proxyCalledTable: rt.MethodTable<rt.CalledSpec> | undefined;
 
 /**
  * The methods the proxy side handles, as the end calling them checks them.
  */
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
-  return {
+  return (proxyCalledTable ??= {
     requests: new Map<string, rt.CalledSpec>([
       ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
       ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
@@ -257,7 +269,7 @@ function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
     notifications: new Map<string, rt.CalledSpec>([
       ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
     ]),
-  };
+  });
 }
 
 /**
