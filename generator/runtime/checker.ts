@@ -115,13 +115,22 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
  * Each line is its text or its bytes (`splitLines`); bytes that are not UTF-8 are a violation.
  */
 export function checkTraffic(lines: readonly (string | Uint8Array)[], bindings: CheckerBindings, surface: string): CheckReport {
+  return analyseTraffic(lines, bindings, surface).report;
+}
+
+/** `checkTraffic`, also giving the reduced state of each session (for the trace view). */
+export function analyseTraffic(
+  lines: readonly (string | Uint8Array)[],
+  bindings: CheckerBindings,
+  surface: string,
+): { report: CheckReport; states: ReadonlyMap<string, object> } {
   const checker = new TrafficChecker(bindings, surface);
   lines.forEach((text, i) => {
     const decoded = typeof text === "string" ? text : decodeUtf8(text);
     if (decoded === undefined) checker.notUtf8(i + 1);
     else if (decoded.trim() !== "") checker.line(i + 1, decoded);
   });
-  return checker.report(lines.length);
+  return { report: checker.report(lines.length), states: checker.states() };
 }
 
 class TrafficChecker {
@@ -269,6 +278,10 @@ class TrafficChecker {
 
   private add(kind: Finding["kind"], pointer: string, message: string): void {
     this.findings.push({ line: this.lineNo, kind, pointer, message });
+  }
+
+  states(): ReadonlyMap<string, object> {
+    return new Map([...this.sessions].map(([sessionId, track]) => [sessionId, track.state]));
   }
 
   report(lines: number): CheckReport {
