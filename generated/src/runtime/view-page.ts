@@ -20,6 +20,7 @@ li.user { border-color: #1565c0 !important; background: #e3f2fd; }
 li.agent { border-color: #2e7d32 !important; background: #e8f5e9; }
 li.thought { border-color: #9e9e9e !important; color: #555; font-style: italic; }
 li.tool { border-color: #ef6c00 !important; background: #fff3e0; }
+li.plan { border-color: #6a1b9a !important; background: #f3e5f5; }
 .label { font-weight: 600; margin-right: 6px; font-style: normal; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid var(--line); text-align: left; padding: 2px 6px; vertical-align: top; }
@@ -40,7 +41,7 @@ export const VIEW_PAGE_SCRIPT = `
   const data = JSON.parse(document.getElementById("trace-data").textContent);
   const app = document.getElementById("app");
   const PAGE = 100;
-  const KINDS = { userMessages: ["user", "User"], agentMessages: ["agent", "Agent"], agentThoughts: ["thought", "Thought"], toolCalls: ["tool", "Tool call"] };
+  const KINDS = { userMessages: ["user", "User"], agentMessages: ["agent", "Agent"], agentThoughts: ["thought", "Thought"], toolCalls: ["tool", "Tool call"], plans: ["plan", "Plan"], plan: ["plan", "Plan"] };
   const findingsAt = new Map();
   for (const f of data.findings) findingsAt.set(f.line, [...(findingsAt.get(f.line) || []), f]);
   const firstT = data.messages.map((m) => m.t).find((t) => t !== null);

@@ -276,8 +276,11 @@ function mapOf(state: Record<string, unknown>, key: string): ReadonlyMap<unknown
   return isObject(value) && typeof value.get === "function" ? (value as unknown as ReadonlyMap<unknown, unknown>) : new Map();
 }
 
-/** An entity's text: a tool call's title, otherwise the `text` fields of its content. */
+/** An entity's text: a plan's entries, a tool call's title and status, otherwise the `text` fields of its content. */
 function entityText(entity: unknown): string {
+  if (isObject(entity) && Array.isArray(entity.entries)) {
+    return entity.entries.filter(isObject).map((e) => `${str(e.content)} [${str(e.status)}]`).join("; ");
+  }
   if (isObject(entity) && typeof entity.title === "string") return `${entity.title}${typeof entity.status === "string" ? ` (${entity.status})` : ""}`;
   const texts = textsOf(isObject(entity) && "content" in entity ? entity.content : entity);
   return texts.length > 0 ? texts.join("") : describeJson(entity, 200);
