@@ -246,7 +246,7 @@ function permission(m: ViewMessage, answer: { result: unknown } | undefined): Vi
   const outcome = answer && isObject(answer.result) && isObject(answer.result.outcome) ? answer.result.outcome : undefined;
   const picked = outcome && typeof outcome.optionId === "string" ? options.find((o) => o.optionId === outcome.optionId) : undefined;
   const chosen = !answer ? "unanswered" : picked ? name(picked) : outcome && typeof outcome.optionId === "string" ? outcome.optionId : "cancelled";
-  const title = typeof toolCall.title === "string" ? toolCall.title : typeof toolCall.toolCallId === "string" ? toolCall.toolCallId : "";
+  const title = typeof toolCall.title === "string" ? toolCall.title : describeJson(toolCall.toolCallId ?? params.toolCallId ?? "", 80);
   return { n: m.n, session: m.session, title, options: options.map(name), chosen };
 }
 
