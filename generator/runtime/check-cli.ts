@@ -87,18 +87,20 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
   if (file === undefined) return usage("which file? (`-` reads stdin)");
   if (format !== "text" && format !== "json") return usage(`--format is text or json, not ${JSON.stringify(format)}`);
   let lines: (string | Uint8Array)[];
+  let trace: ReturnType<typeof readTrace>;
   try {
     // Decoded once here; a line that is not UTF-8 stays bytes, which `checkTraffic` reports.
     lines = splitLines(read(file)).map((bytes) => decodeUtf8(bytes) ?? bytes);
-    // A recorded or conductor trace: its wire lines, at the trace's line numbers.
-    lines = wireLines(readTrace(lines));
+    // A recorded or conductor trace: its wire lines, at the trace's line numbers, with direction and time.
+    trace = readTrace(lines);
+    lines = wireLines(trace);
   } catch (error) {
     return usage(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const chosen = surface ?? detectSurface(lines, Object.keys(surfaces));
   const bindings = Object.hasOwn(surfaces, chosen) ? surfaces[chosen] : undefined;
   if (!bindings) return usage(`unknown surface ${JSON.stringify(chosen)} (this package has ${Object.keys(surfaces).join(", ")})`);
-  const report = checkTraffic(lines, bindings, chosen);
+  const report = checkTraffic(lines, bindings, chosen, trace.entries);
   return { output: format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatText(report), code: report.errors ? 1 : 0 };
 }
 

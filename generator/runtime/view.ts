@@ -147,7 +147,7 @@ export function detectTraceSurface(trace: Trace, available: readonly string[]): 
 
 /** The page's data: the checker's findings and session states, plus what the trace's times and directions add. */
 export function viewModel(trace: Trace, bindings: CheckerBindings, surface: string, title: string): ViewModel {
-  const { report, states } = analyseTraffic(wireLines(trace), bindings, surface);
+  const { report, states } = analyseTraffic(wireLines(trace), bindings, surface, trace.entries);
   const messages = trace.entries.filter((entry) => entry.wire !== undefined && (typeof entry.wire !== "string" || entry.wire.trim() !== "")).map(toMessage);
   const flow = followRequests(messages);
   const count = (kind: Finding["kind"]) => report.findings.filter((f) => f.kind === kind).length;
