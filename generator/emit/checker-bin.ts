@@ -38,5 +38,16 @@ status, plan, stop reason. A line that is not UTF-8 is a violation. Exit code 1 
 errors (drops alone are not errors), 2 on bad usage, 141
 when the reader of the output goes away (\`| head -1\`). \`--surface\` defaults to the unstable surface of the
 \`initialize\` request's \`protocolVersion\` (the newest unstable surface for a version the package lacks).
+
+## Debugging a session: \`record\` and \`view\`
+
+\`\`\`sh
+npx ${packageName} record --out session.ndjson -- node my-agent.js   # run by the editor in place of the agent
+npx ${packageName} view session.ndjson -o report.html               # one self-contained HTML page
+\`\`\`
+
+\`record\` passes stdio through unchanged and appends each line to the trace (ndjson: \`{"t": ms, "dir":
+"client->agent" | "agent->client", "line": ...}\`); the agent's stderr, exit code and signal pass through. \`check\` and
+\`view\` read these traces, the Rust conductor's \`--trace\` lines and plain JSON-RPC lines.
 `;
 }

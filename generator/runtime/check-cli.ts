@@ -1,4 +1,7 @@
 import { checkTraffic, decodeUtf8, formatText, splitLines, type CheckerBindings } from "./checker.js";
+import { record } from "./record.js";
+import { readTrace, wireLines } from "./trace.js";
+import { view } from "./view.js";
 
 /*
  * The command line of `npx acp-bindings check`. The package is built without
@@ -22,6 +25,8 @@ interface NodeFs {
 export const EXIT_BROKEN_PIPE = 141;
 
 export const USAGE = `usage: acp-bindings check <file.ndjson | -> [--surface S] [--format text|json]
+       acp-bindings record --out FILE -- AGENT_COMMAND [ARGS...]
+       acp-bindings view FILE [-o report.html]
 
 Checks a captured ACP session, one JSON-RPC message per line ("-" reads stdin):
 strict violations with JSON pointers, messages a tolerant peer rejects, what a
@@ -48,7 +53,10 @@ export async function main(surfaces: Readonly<Record<string, CheckerBindings>>):
     if (error.code !== "EPIPE") throw error;
     proc.exit(EXIT_BROKEN_PIPE);
   });
-  const outcome = run(proc.argv.slice(2), surfaces, (path) => fs.readFileSync(path === "-" ? 0 : path));
+  const args = proc.argv.slice(2);
+  if (args[0] === "record") return record(args.slice(1));
+  if (args[0] === "view") return view(args.slice(1), surfaces);
+  const outcome = run(args, surfaces, (path) => fs.readFileSync(path === "-" ? 0 : path));
   (outcome.code === 2 ? proc.stderr : proc.stdout).write(outcome.output);
   proc.exitCode = outcome.code;
 }
@@ -80,16 +88,20 @@ export function run(args: readonly string[], surfaces: Readonly<Record<string, C
   if (file === undefined) return usage("which file? (`-` reads stdin)");
   if (format !== "text" && format !== "json") return usage(`--format is text or json, not ${JSON.stringify(format)}`);
   let lines: (string | Uint8Array)[];
+  let trace: ReturnType<typeof readTrace>;
   try {
     // Decoded once here; a line that is not UTF-8 stays bytes, which `checkTraffic` reports.
     lines = splitLines(read(file)).map((bytes) => decodeUtf8(bytes) ?? bytes);
+    // A recorded or conductor trace: its wire lines, at the trace's line numbers, with direction and time.
+    trace = readTrace(lines);
+    lines = wireLines(trace);
   } catch (error) {
     return usage(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const chosen = surface ?? detectSurface(lines, Object.keys(surfaces));
   const bindings = Object.hasOwn(surfaces, chosen) ? surfaces[chosen] : undefined;
   if (!bindings) return usage(`unknown surface ${JSON.stringify(chosen)} (this package has ${Object.keys(surfaces).join(", ")})`);
-  const report = checkTraffic(lines, bindings, chosen);
+  const report = checkTraffic(lines, bindings, chosen, trace.entries);
   return { output: format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatText(report), code: report.errors ? 1 : 0 };
 }
 

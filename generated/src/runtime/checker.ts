@@ -60,6 +60,8 @@ export interface CheckReport {
   /** Violations, rejections and protocol errors: the command exits 1 when this is not 0. */
   readonly errors: number;
   readonly sessions: readonly SessionSummary[];
+  /** From a trace with directions and times: every answered request's latency. */
+  readonly latencies?: readonly Latency[];
 }
 
 type Check = (value: unknown) => Result<unknown>;
@@ -72,6 +74,23 @@ interface Pending {
   readonly sessionId: string | undefined;
   /** The params of a `session/prompt`, recorded with its answer on v2 (S36). */
   readonly params?: unknown;
+  /** From a trace: the request's line, direction and time. */
+  readonly line: number;
+  readonly dir?: string | undefined;
+  readonly t?: number | undefined;
+}
+
+/** Where a line came from, when a trace says (`record`'s format, the conductor's). */
+export interface LineOrigin {
+  readonly dir?: string;
+  readonly t?: number;
+}
+
+/** A request answered, from a trace with times: its line, method and latency. */
+export interface Latency {
+  readonly line: number;
+  readonly method: string;
+  readonly ms: number;
 }
 
 interface SessionTrack {
@@ -124,14 +143,25 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
  * Checks a captured session; `surface` is the entry's name (`v1`, `v2/unstable`, ...).
  * Each line is its text or its bytes (`splitLines`); bytes that are not UTF-8 are a violation.
  */
-export function checkTraffic(lines: readonly (string | Uint8Array)[], bindings: CheckerBindings, surface: string): CheckReport {
-  const checker = new TrafficChecker(bindings, surface);
+export function checkTraffic(lines: readonly (string | Uint8Array)[], bindings: CheckerBindings, surface: string, origins?: readonly (LineOrigin | undefined)[]): CheckReport {
+  return analyseTraffic(lines, bindings, surface, origins).report;
+}
+
+/** `checkTraffic`, also giving the reduced state of each session (for the trace view). */
+export function analyseTraffic(
+  lines: readonly (string | Uint8Array)[],
+  bindings: CheckerBindings,
+  surface: string,
+  origins?: readonly (LineOrigin | undefined)[],
+): { report: CheckReport; states: ReadonlyMap<string, object> } {
+  const checker = new TrafficChecker(bindings, surface, origins?.some((o) => o?.dir !== undefined) === true);
   lines.forEach((text, i) => {
     const decoded = typeof text === "string" ? text : decodeUtf8(text);
+    checker.origin = origins?.[i];
     if (decoded === undefined) checker.notUtf8(i + 1);
     else if (decoded.trim() !== "") checker.line(i + 1, decoded);
   });
-  return checker.report(lines.length);
+  return { report: checker.report(lines.length), states: checker.states() };
 }
 
 class TrafficChecker {
@@ -139,10 +169,16 @@ class TrafficChecker {
   private readonly pending = new Map<string, Pending[]>();
   private readonly sessions = new Map<string, SessionTrack>();
   private lineNo = 0;
+  /** The current line's direction and time, from a trace. */
+  origin: LineOrigin | undefined;
+  private readonly latencies: Latency[] = [];
+  private askedVersion: unknown;
 
   constructor(
     private readonly bindings: CheckerBindings,
     private readonly surface: string,
+    /** A trace with directions: requests left unanswered and tool calls left open are reported at the end. */
+    private readonly directed = false,
   ) {}
 
   /** A line whose bytes are not UTF-8: JSON-RPC messages are UTF-8 JSON (RFC 8259, section 8.1). */
@@ -172,7 +208,9 @@ class TrafficChecker {
     const waiting = this.pending.get(id) ?? [];
     if (waiting.some((p) => p.side === entry?.side)) this.add("protocol", "/id", `duplicate id ${id}: a request with this id is still unanswered`);
     const sessionId = isObject(params) && typeof params.sessionId === "string" ? params.sessionId : undefined;
-    this.pending.set(id, [...waiting, { method, side: entry?.side, result: entry?.result, sessionId, ...(method === "session/prompt" ? { params } : {}) }]);
+    const from = { line: this.lineNo, dir: this.origin?.dir, t: this.origin?.t };
+    this.pending.set(id, [...waiting, { method, side: entry?.side, result: entry?.result, sessionId, ...from, ...(method === "session/prompt" ? { params } : {}) }]);
+    if (method === "initialize" && isObject(params)) this.askedVersion = params.protocolVersion;
     if (entry) this.checkAgainst(entry.params, params, "/params");
     if (sessionId === undefined) return;
     if (OPENS_BY_PARAMS.has(method)) this.open(sessionId);
@@ -205,7 +243,13 @@ class TrafficChecker {
     if (!waiting?.length) return this.add("protocol", "/id", `response to no request: no request with id ${id} is waiting`);
     // Both sides number their requests: with two waiting, the one whose result type fits answers.
     const fits = (p: Pending) => p.result !== undefined && this.check("validate", p.result)?.(message.result)?.ok === true;
-    const request = waiting.find(fits) ?? waiting[0]!;
+    // From a trace: a response goes the other way from its request.
+    const dir = this.origin?.dir;
+    const opposite = dir === undefined ? waiting : waiting.filter((p) => p.dir === undefined || p.dir !== dir);
+    const candidates = opposite.length > 0 ? opposite : waiting;
+    const request = candidates.find(fits) ?? candidates[0]!;
+    const t = this.origin?.t;
+    if (request.t !== undefined && t !== undefined) this.latencies.push({ line: request.line, method: request.method, ms: t - request.t });
     if (waiting.length === 1) this.pending.delete(id);
     else this.pending.set(id, waiting.filter((p) => p !== request));
     if (!("result" in message)) {
@@ -215,6 +259,9 @@ class TrafficChecker {
     if (request.result) this.checkAgainst(request.result, message.result, "/result");
     const result = message.result;
     if (!isObject(result)) return;
+    if (request.method === "initialize" && this.askedVersion !== undefined && result.protocolVersion !== this.askedVersion) {
+      this.add("protocol", "/result/protocolVersion", `version mismatch: the client asked for protocol version ${describeJson(this.askedVersion)}, the agent answered ${describeJson(result.protocolVersion)}`);
+    }
     if (typeof result.sessionId === "string") this.open(result.sessionId);
     const track = request.sessionId === undefined ? undefined : this.sessions.get(request.sessionId);
     // S36: on v2 the answer names the prompt's user message (kept once when the agent echoed it).
@@ -295,10 +342,35 @@ class TrafficChecker {
     this.findings.push({ line: this.lineNo, kind, pointer, message });
   }
 
+  states(): ReadonlyMap<string, object> {
+    return new Map([...this.sessions].map(([sessionId, track]) => [sessionId, track.state]));
+  }
+
+  /** From a trace with directions: requests never answered (permission requests named) and tool calls never completed. */
+  private unfinished(lines: number): void {
+    for (const waiting of this.pending.values()) {
+      for (const p of waiting) {
+        this.lineNo = p.line;
+        const what = p.method === "session/request_permission" ? "permission request" : `request ${p.method}`;
+        this.add("protocol", "/id", `${what} never answered`);
+      }
+    }
+    for (const [sessionId, track] of this.sessions) {
+      for (const [id, call] of mapOf(track.state, "toolCalls")) {
+        const status = isObject(call) ? call.status : undefined;
+        if (status === "completed" || status === "failed") continue;
+        this.lineNo = lines;
+        this.add("protocol", "", `tool call ${describeJson(id)} of session ${sessionId} never completed (last status ${describeJson(status ?? "pending")})`);
+      }
+    }
+  }
+
   report(lines: number): CheckReport {
+    if (this.directed) this.unfinished(lines);
     const errors = this.findings.filter((f) => f.kind !== "dropped").length;
     const sessions = [...this.sessions].map(([sessionId, track]) => summarise(sessionId, track));
-    return { surface: this.surface, lines, findings: this.findings, errors, sessions };
+    const report = { surface: this.surface, lines, findings: this.findings, errors, sessions };
+    return this.directed ? { ...report, latencies: this.latencies } : report;
   }
 }
 
@@ -338,6 +410,10 @@ function summarise(sessionId: string, track: SessionTrack): SessionSummary {
 export function formatText(report: CheckReport): string {
   const out = report.findings.map((f) => `line ${f.line}: ${f.kind} ${f.pointer || "(message)"}: ${f.message}`);
   const count = (kind: Finding["kind"]) => report.findings.filter((f) => f.kind === kind).length;
+  if (report.latencies?.length) {
+    const slowest = report.latencies.reduce((a, b) => (b.ms > a.ms ? b : a));
+    out.push(`${report.latencies.length} request(s) answered; slowest ${slowest.method} at line ${slowest.line}: ${slowest.ms} ms`);
+  }
   const errors = `${count("violation")} violation(s), ${count("protocol")} protocol error(s), ${count("rejected")} rejected by a tolerant peer`;
   out.push(`${report.lines} line(s) on ${report.surface}: ${errors}, ${count("dropped")} tolerant drop(s)`);
   for (const s of report.sessions) {
