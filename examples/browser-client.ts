@@ -74,9 +74,12 @@ try {
   fail(error);
 }
 
-/** Renders the transcript: the prompt, then the session's entities in order of first appearance; marks the page done when the turn ended. */
+/**
+ * Renders the transcript: the session's entities in order of first appearance (the store records
+ * the prompt we sent as a user message, S36); marks the page done when the turn ended.
+ */
 function render(state: SessionState): void {
-  const items = [item("prompt", PROMPT)];
+  const items: HTMLElement[] = [];
   for (const { kind, id } of state.timeline) {
     if (kind === "userMessages") items.push(item("user", textOf(state.userMessages.get(id)?.content)));
     if (kind === "agentThoughts") items.push(item("thought", textOf(state.agentThoughts.get(id)?.content)));

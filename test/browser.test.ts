@@ -206,7 +206,7 @@ describe("examples/browser-client.ts in headless Chromium", () => {
         expect(result.state, `${result.status}\n${logged.join("\n")}`).toBe("done");
         expect(result.status).toBe("Turn ended: end_turn.");
         expect(result.items).toEqual([
-          { kind: "prompt", text: "hello from the browser" },
+          { kind: "user", text: "hello from the browser" },
           { kind: "thought", text: "Planning the answer." },
           { kind: "plan", text: "Read the prompt — completed" },
           { kind: "tool", text: "Read the prompt — completed", status: "completed" },
