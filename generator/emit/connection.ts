@@ -93,6 +93,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
       code`export type { CookieJar, CookiePolicy } from ${clientWire};`,
       code`export type { AbortSignalLike, AbortSignalOrLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
     ]),
+    ...(ends.some((end) => end.fn === "connectProxy") ? proxyChainExports(context.runtime) : []),
     protocolVersion(model),
     requestErrorClass(errorCodes(model), names),
     ...usedSides.flatMap((side) => sideTables(side, table, names)),
@@ -102,6 +103,18 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     ...sessionStore(model.session, table, model.defsByName, recordsPrompts(model), f, context.runtime, names),
   );
   return f.toString();
+}
+
+/** Where the surface has proxy methods: the conductor of a chain and the forwarding proxy (runtime chain.ts, proxy.ts). */
+function proxyChainExports(runtime: string): Code[] {
+  const chain = `${runtime}/chain.js`;
+  const proxy = `${runtime}/proxy.js`;
+  return [
+    code`export { chain, conduct } from ${chain};`,
+    code`export type { ChainOptions, Conductor } from ${chain};`,
+    code`export { forwardingProxy } from ${proxy};`,
+    code`export type { ProxyHooks, ProxyServer } from ${proxy};`,
+  ];
 }
 
 /** The surface's protocol version: the major version its schema directory is named after (`v2/...` -> 2). */

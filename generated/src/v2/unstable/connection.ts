@@ -25,6 +25,14 @@ export { createCookieJar } from "../../runtime/client-wire.js";
 export type { CookieJar, CookiePolicy } from "../../runtime/client-wire.js";
 export type { AbortSignalLike, AbortSignalOrLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from "../../runtime/connection.js";
 
+export { chain, conduct } from "../../runtime/chain.js";
+
+export type { ChainOptions, Conductor } from "../../runtime/chain.js";
+
+export { forwardingProxy } from "../../runtime/proxy.js";
+
+export type { ProxyHooks, ProxyServer } from "../../runtime/proxy.js";
+
 /**
  * The ACP protocol version of this surface (`v2/unstable`), to send in `initialize`.
  */
