@@ -7,6 +7,7 @@
  * and unknown methods and `_meta` pass unchanged (also on the raw wire, where
  * the conductor's `proxy/initialize` and `proxy/successor` are visible).
  */
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { noteProxy } from "../examples/note-proxy.js";
 import {
@@ -23,6 +24,7 @@ import {
   type PromptRequest,
   type Transport,
 } from "../generated/src/v2/unstable/index.js";
+import { ROOT } from "./support/ir.js";
 
 /** What the scripted agent saw. */
 interface Seen {
@@ -189,4 +191,22 @@ describe("the conductor on the wire", () => {
     await until(() => conductor.lines.length === 4);
     expect(conductor.lines[3]).toMatchObject({ jsonrpc: "2.0", id: 5, error: { code: -32602 } });
   });
+});
+
+/** The README's stdio chain, run as written (a shell line). */
+const STDIO_CHAIN = 'npx tsx examples/client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"';
+
+describe("the stdio chain of the README", () => {
+  it("runs the example client through two note proxies to the example agent, each a child process", async () => {
+    const child = spawn(STDIO_CHAIN, { cwd: ROOT, shell: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    const [turn] = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(turn).toMatchObject({ agent: "example-agent", replies: ["You said: hello agent A B"], stopReason: "end_turn" });
+    expect(stderr).toContain("note-proxy: tool call tool-1: completed");
+  }, 60_000);
 });

@@ -112,6 +112,10 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },
   "npx tsx bench/connection.bench.ts": { quick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500" },
   "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500": { ranBy: "test/connection-readme.test.ts", via: "CONNECTION_COMMANDS.benchQuick" },
+  'npx tsx examples/client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"': {
+    ranBy: "test/proxy-chain.test.ts",
+    via: `'npx tsx examples/client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"'`,
+  },
   "npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.agent" },
   "npx tsx examples/versions-client.ts npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.client" },
   "npx tsx examples/versions-client.ts --v1 npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.clientV1" },
