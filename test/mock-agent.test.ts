@@ -6,14 +6,16 @@
  * prompt gets a mismatch report with both messages on stderr and exit 1. The
  * player itself (no processes): ids mapped both ways, a response with the
  * wrong id refused, a script without directions refused; and the helpers it
- * walks wire data with, on a value nested 100,000 levels deep.
+ * walks wire data with, on a value nested 100,000 levels deep. `mock-client`
+ * plays the client side of the recorded trace to examples/agent.ts, and to
+ * the SDK's example agent, whose different answers are reported.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadMockAgent, MockAgent, type Outcome } from "../generated/src/runtime/mock-agent.js";
+import { loadMock, MockPeer, type Outcome } from "../generated/src/runtime/mock-agent.js";
 import { firstDifference, replaceId } from "../generated/src/runtime/mock-script.js";
 import { sdkTurn } from "./support/sdk-turn.js";
 import { tempDir } from "./support/temp-dirs.js";
@@ -31,9 +33,9 @@ function script(lines: [string, unknown][]): Uint8Array {
   return new TextEncoder().encode(`${text}\n`);
 }
 
-function mock(lines: [string, unknown][]): MockAgent {
-  const agent = loadMockAgent(script(lines));
-  if (!(agent instanceof MockAgent)) throw new Error(agent.problem);
+function mock(lines: [string, unknown][]): MockPeer {
+  const agent = loadMock(script(lines));
+  if (!(agent instanceof MockPeer)) throw new Error(agent.problem);
   return agent;
 }
 
@@ -73,11 +75,11 @@ describe("mock-agent: the player", () => {
     const extra = ended.receive('{"jsonrpc":"2.0","method":"x"}');
     expect("mismatch" in extra && extra.mismatch).toContain("expected: nothing more");
     const early = mock([[C, PROMPT]]).end();
-    expect("mismatch" in early && early.mismatch).toContain("received: the end of the client's input");
+    expect("mismatch" in early && early.mismatch).toContain("received: the end of the client's output");
   });
 
   it("refuses a script whose lines have no direction", () => {
-    const plain = loadMockAgent(new TextEncoder().encode(`${JSON.stringify(PROMPT)}\n`));
+    const plain = loadMock(new TextEncoder().encode(`${JSON.stringify(PROMPT)}\n`));
     expect(plain).toEqual({ problem: expect.stringContaining("line 1: a wire line without a direction") });
   });
 
@@ -114,6 +116,17 @@ describe("acp-bindings mock-agent --script", () => {
     expect(replayed.stderr).toContain('acp-bindings mock-agent: the client sent a message that differs at "/params/prompt/0/text"');
     expect(replayed.stderr).toMatch(/expected \(script line \d+\): \{"jsonrpc":"2.0","id":\d+,"method":"session\/prompt",.*"text":"hello agent"/);
     expect(replayed.stderr).toMatch(/received: \{"jsonrpc":"2.0","id":\d+,"method":"session\/prompt",.*"text":"another prompt"/);
+  }, 120_000);
+
+  it("mock-client plays the client's side of that trace to examples/agent.ts (exit 0), and reports another agent's answer (exit 1)", () => {
+    const played = spawnSync(BIN[0]!, [...BIN.slice(1), "mock-client", "--script", trace, "--", ...AGENT], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(played.stderr).toBe("");
+    expect(played.status).toBe(0);
+    const other = [process.execPath, "--import", "tsx", "test/interop/sdk-agent.ts"];
+    const mismatch = spawnSync(BIN[0]!, [...BIN.slice(1), "mock-client", "--script", trace, "--", ...other], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(mismatch.status).toBe(1);
+    expect(mismatch.stderr).toContain("acp-bindings mock-client: the agent sent a message that differs at");
+    expect(mismatch.stderr).toMatch(/expected \(script line \d+\): .*\n {2}received: /);
   }, 120_000);
 
   it("says what is wrong with its arguments or script (exit 2)", () => {

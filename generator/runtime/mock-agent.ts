@@ -2,7 +2,7 @@ import { splitLines } from "./checker.js";
 import { describeJson, errorMessage } from "./describe.js";
 import { firstDifference, idKey, readWire, replaceId, scriptSteps, type Step, type Wire } from "./mock-script.js";
 import { LineTap } from "./record.js";
-import { readTrace } from "./trace.js";
+import { readTrace, type Direction } from "./trace.js";
 
 /*
  * `npx acp-bindings mock-agent --script FILE`: a deterministic agent that
@@ -24,37 +24,44 @@ export type Outcome = { readonly send: readonly (string | Uint8Array)[] } | { re
 /** Bounds the messages of a mismatch report. */
 const SHOWN = 400;
 
-/** The agent's side of a script, played against one live client; no I/O (the command wires it to stdio). */
-export class MockAgent {
+/** One side of a script (`ours`: the direction it sends), played against one live peer; no I/O (the commands wire it). */
+export class MockPeer {
   private next = 0;
-  /** The script's client request ids (by `idKey`) to the live client's. */
-  private readonly clientIds = new Map<string, string | number | null>();
+  /** The script's ids of the peer's requests (by `idKey`) to the live ones. */
+  private readonly peerIds = new Map<string, string | number | null>();
   /** The ids of the mock's requests (by the script's `idKey`): the ones they went out with. */
-  private readonly agentIds = new Map<string, unknown>();
+  private readonly ownIds = new Map<string, unknown>();
 
-  constructor(private readonly steps: readonly Step[]) {}
+  private readonly peer: string;
 
-  /** The lines to send before the client has said anything. */
-  start(): Outcome {
-    return { send: this.agentLines() };
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly ours: Direction = "agent->client",
+  ) {
+    this.peer = ours === "agent->client" ? "client" : "agent";
   }
 
-  /** A line from the client: the agent lines that answer it, or how it differs from what the script expects. */
+  /** The lines to send before the peer has said anything. */
+  start(): Outcome {
+    return { send: this.ownLines() };
+  }
+
+  /** A line from the peer: the lines that answer it, or how it differs from what the script expects. */
   receive(raw: string | Uint8Array): Outcome {
     const expected = this.steps[this.next];
     const received = readWire(raw);
-    if (expected === undefined) return { mismatch: report("the script has no more client messages", undefined, received) };
+    if (expected === undefined) return { mismatch: report(this.peer, "a message past the script's end", undefined, received) };
     const problem = this.match(expected, received);
-    if (problem !== undefined) return { mismatch: report(problem, expected, received) };
+    if (problem !== undefined) return { mismatch: report(this.peer, problem, expected, received) };
     this.next++;
-    return { send: this.agentLines() };
+    return { send: this.ownLines() };
   }
 
-  /** The client closed its side: fine once the script is played through. */
+  /** The peer closed its side: fine once the script is played through. */
   end(): Outcome {
     const expected = this.steps[this.next];
     if (expected === undefined) return { send: [] };
-    return { mismatch: report("the client closed its side before the script's end", expected, undefined) };
+    return { mismatch: report(this.peer, "nothing more (it closed its side before the script's end)", expected, undefined) };
   }
 
   /** Whether every line of the script has been played. */
@@ -62,23 +69,23 @@ export class MockAgent {
     return this.next >= this.steps.length;
   }
 
-  /** The script's agent->client lines from the current step on, ids rewritten; stops at the next client->agent line. */
-  private agentLines(): (string | Uint8Array)[] {
+  /** The script's lines in our direction from the current step on, ids rewritten; stops at the next line of the peer. */
+  private ownLines(): (string | Uint8Array)[] {
     const lines: (string | Uint8Array)[] = [];
-    for (let step = this.steps[this.next]; step?.dir === "agent->client"; step = this.steps[++this.next]) lines.push(this.outgoing(step));
+    for (let step = this.steps[this.next]; step?.dir === this.ours; step = this.steps[++this.next]) lines.push(this.outgoing(step));
     return lines;
   }
 
   private outgoing(step: Step): string | Uint8Array {
-    if (step.kind === "request") this.agentIds.set(idKey(step.message!.id), step.message!.id);
+    if (step.kind === "request") this.ownIds.set(idKey(step.message!.id), step.message!.id);
     if (step.kind !== "response" || typeof step.raw !== "string") return step.raw;
     const key = idKey(step.message!.id);
-    if (!this.clientIds.has(key)) return step.raw;
-    const live = this.clientIds.get(key)!;
+    if (!this.peerIds.has(key)) return step.raw;
+    const live = this.peerIds.get(key)!;
     return live === step.message!.id ? step.raw : replaceId(step.raw, live);
   }
 
-  /** Why `received` does not match the script's client line `expected`, or `undefined` when it does. */
+  /** Why `received` does not match the script's peer line `expected`, or `undefined` when it does. */
   private match(expected: Step, received: Wire): string | undefined {
     if (expected.kind === "other" || received.kind === "other") return sameRaw(expected, received) ? undefined : "a different line";
     if (expected.kind !== received.kind) return `a ${received.kind} where the script has a ${expected.kind}`;
@@ -94,13 +101,13 @@ export class MockAgent {
     const problem = difference(want, got, ["id"]);
     if (problem !== undefined) return problem;
     if (typeof got.id !== "string" && typeof got.id !== "number" && got.id !== null) return "an id that is not a string or number";
-    this.clientIds.set(idKey(want.id), got.id);
+    this.peerIds.set(idKey(want.id), got.id);
     return undefined;
   }
 
   private matchResponse(want: Readonly<Record<string, unknown>>, got: Readonly<Record<string, unknown>>): string | undefined {
     const key = idKey(want.id);
-    const live = this.agentIds.has(key) ? this.agentIds.get(key) : want.id;
+    const live = this.ownIds.has(key) ? this.ownIds.get(key) : want.id;
     if (got.id !== live) return `a response to another request (the script's answers id ${describeJson(live, 60)})`;
     return difference(want, got, ["id"]);
   }
@@ -116,11 +123,11 @@ function sameRaw(expected: Wire, received: Wire): boolean {
   return expected.raw.length === received.raw.length && expected.raw.every((byte, i) => byte === (received.raw as Uint8Array)[i]);
 }
 
-/** A mismatch report: what was wrong, the script's line (with its line number) and the client's. */
-function report(problem: string, expected: Step | undefined, received: Wire | undefined): string {
-  const lines = [`the client sent ${problem}`];
+/** A mismatch report: what was wrong, the script's line (with its line number) and the peer's. */
+function report(peer: string, problem: string, expected: Step | undefined, received: Wire | undefined): string {
+  const lines = [`the ${peer} sent ${problem}`];
   lines.push(expected === undefined ? "  expected: nothing more (the script has ended)" : `  expected (script line ${expected.line}): ${shown(expected)}`);
-  lines.push(received === undefined ? "  received: the end of the client's input" : `  received: ${shown(received)}`);
+  lines.push(received === undefined ? `  received: the end of the ${peer}'s output` : `  received: ${shown(received)}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -135,9 +142,15 @@ interface Readable {
   destroy?(): unknown;
 }
 
+interface Writable {
+  write(chunk: string | Uint8Array): boolean;
+  end(): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+}
+
 interface MockProcess {
   readonly stdin: Readable;
-  readonly stdout: { write(chunk: string | Uint8Array): boolean; on(event: "error", listener: (error: unknown) => void): unknown };
+  readonly stdout: Writable;
   readonly stderr: { write(text: string): unknown };
   exitCode?: number;
 }
@@ -146,43 +159,62 @@ interface MockFs {
   readFileSync(path: string): Uint8Array;
 }
 
-export const MOCK_AGENT_USAGE = `usage: acp-bindings mock-agent --script FILE
+interface Child {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  kill(signal: string): unknown;
+  on(event: "error", listener: (error: { message?: unknown }) => void): unknown;
+  on(event: "close", listener: (code: number | null) => void): unknown;
+}
 
-Plays the agent's side of a recorded session over stdio: FILE is a trace (what
-\`acp-bindings record\` writes). For each client->agent line of the script, the
-client's next line must match it (ids may differ); the agent->client lines that
-follow it are then sent, ids rewritten. A mismatch is reported on stderr with
-both messages; exit 1. Exit 0 once the script is played and stdin ends.
+interface ChildProcessModule {
+  spawn(command: string, args: readonly string[], options: { stdio: readonly string[] }): Child;
+}
+
+export const MOCK_AGENT_USAGE = `usage: acp-bindings mock-agent --script FILE
+       acp-bindings mock-client --script FILE -- AGENT_COMMAND [ARGS...]
+
+mock-agent plays the agent's side of a recorded session over stdio: FILE is a
+trace (what \`acp-bindings record\` writes). For each client->agent line of the
+script, the client's next line must match it (ids may differ); the agent->client
+lines that follow it are then sent, ids rewritten. mock-client plays the
+client's side the same way to the agent it starts. A mismatch is reported on
+stderr with both messages; exit 1. Exit 0 once the script is played and the
+peer closes its side.
 `;
 
-/** The options of `mock-agent`: the script file, or what is wrong with them. */
-export function parseMockArgs(args: readonly string[]): { script: string } | { problem: string } {
+/** The options of `mock-agent` and `mock-client`: the script file and the agent's command, or what is wrong with them. */
+export function parseMockArgs(args: readonly string[]): { script: string; command: string[] } | { problem: string } {
+  const dashes = args.indexOf("--");
+  const options = dashes === -1 ? args : args.slice(0, dashes);
   let script: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const option = args[i]!;
-    if (option === "--script") script = args[++i];
+  for (let i = 0; i < options.length; i++) {
+    const option = options[i]!;
+    if (option === "--script") script = options[++i];
     else if (option.startsWith("--script=")) script = option.slice("--script=".length);
     else return { problem: `unknown option ${JSON.stringify(option)}` };
   }
   if (script === undefined || script === "") return { problem: "--script FILE is required" };
-  return { script };
+  return { script, command: dashes === -1 ? [] : args.slice(dashes + 1) };
 }
 
-/** Reads a script file into a `MockAgent`, or says why it cannot. */
-export function loadMockAgent(bytes: Uint8Array): MockAgent | { problem: string } {
+/** Reads a script file into a `MockPeer` that sends the `ours` lines, or says why it cannot. */
+export function loadMock(bytes: Uint8Array, ours: Direction = "agent->client"): MockPeer | { problem: string } {
   const steps = scriptSteps(readTrace(splitLines(bytes)));
-  return "problem" in steps ? steps : new MockAgent(steps);
+  return "problem" in steps ? steps : new MockPeer(steps, ours);
 }
 
-/** Runs `mock-agent`: resolves when the client's input ends or a mismatch ends the play. */
-export async function mockAgent(args: readonly string[]): Promise<void> {
+/** Runs `mock-agent` (`side` agent: plays to stdio) or `mock-client` (plays to the agent it starts); sets the exit code. */
+export async function mock(side: "agent" | "client", args: readonly string[]): Promise<void> {
   const proc = (globalThis as unknown as { process: MockProcess }).process;
   const fail = (code: number, text: string) => {
-    proc.stderr.write(`acp-bindings mock-agent: ${text}`);
+    proc.stderr.write(`acp-bindings mock-${side}: ${text}`);
     proc.exitCode = code;
   };
   const parsed = parseMockArgs(args);
   if ("problem" in parsed) return fail(2, `${parsed.problem}\n\n${MOCK_AGENT_USAGE}`);
+  if (side === "agent" && parsed.command.length > 0) return fail(2, `mock-agent takes no command\n\n${MOCK_AGENT_USAGE}`);
+  if (side === "client" && parsed.command.length === 0) return fail(2, `which agent? put its command after \`--\`\n\n${MOCK_AGENT_USAGE}`);
   const fsName: string = "node:fs";
   const fs = (await import(fsName)) as MockFs;
   let bytes: Uint8Array;
@@ -191,36 +223,61 @@ export async function mockAgent(args: readonly string[]): Promise<void> {
   } catch (error) {
     return fail(2, `cannot read ${JSON.stringify(parsed.script)}: ${errorMessage(error)}\n`);
   }
-  const agent = loadMockAgent(bytes);
-  if ("problem" in agent) return fail(2, `${parsed.script}: ${agent.problem}\n`);
-  proc.stdout.on("error", () => {});
-  await play(agent, proc, fail);
+  const peer = loadMock(bytes, side === "agent" ? "agent->client" : "client->agent");
+  if ("problem" in peer) return fail(2, `${parsed.script}: ${peer.problem}\n`);
+  if (side === "agent") {
+    proc.stdout.on("error", () => {});
+    await play(peer, proc.stdin, proc.stdout, fail, () => {});
+    return;
+  }
+  await playToAgent(peer, parsed.command, fail);
 }
 
-/** Wires the mock to stdio: sends what it says, stops at the first mismatch. */
-function play(agent: MockAgent, proc: MockProcess, fail: (code: number, text: string) => void): Promise<void> {
+/** `mock-client`: starts the agent and plays to it; its stdin is closed once the script is played, and it is killed on a mismatch. */
+async function playToAgent(peer: MockPeer, command: readonly string[], fail: (code: number, text: string) => void): Promise<void> {
+  const childName: string = "node:child_process";
+  const { spawn } = (await import(childName)) as ChildProcessModule;
+  const child = spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+  child.stdin.on("error", () => {});
+  const closed = new Promise<void>((resolve) => {
+    child.on("close", () => resolve());
+    child.on("error", (error) => {
+      fail(127, `cannot start ${JSON.stringify(command[0])}: ${String(error.message)}\n`);
+      resolve();
+    });
+  });
+  const played = play(peer, child.stdout, child.stdin, fail, () => child.stdin.end());
+  await Promise.race([played, closed]);
+  if (!peer.done) child.kill("SIGTERM");
+  await closed;
+  await played;
+}
+
+/** Plays `peer` between `from` (the live peer's lines) and `to`: sends what it says, stops at the first mismatch; `played` once it has played the script. */
+function play(peer: MockPeer, from: Readable, to: Writable, fail: (code: number, text: string) => void, played: () => void): Promise<void> {
   return new Promise<void>((resolve) => {
     let over = false;
     const act = (outcome: Outcome) => {
       if (over) return;
       if ("send" in outcome) {
-        for (const line of outcome.send) proc.stdout.write(typeof line === "string" ? `${line}\n` : withNewline(line));
+        for (const line of outcome.send) to.write(typeof line === "string" ? `${line}\n` : withNewline(line));
+        if (peer.done) played();
         return;
       }
       over = true;
       fail(1, outcome.mismatch);
-      proc.stdin.destroy?.();
+      from.destroy?.();
       resolve();
     };
     const lines = new LineTap((bytes) => {
       const line = withoutCr(bytes);
-      if (line.length > 0) act(agent.receive(line));
+      if (line.length > 0) act(peer.receive(line));
     });
-    act(agent.start());
-    proc.stdin.on("data", (chunk) => lines.push(chunk));
-    proc.stdin.on("end", () => {
+    act(peer.start());
+    from.on("data", (chunk) => lines.push(chunk));
+    from.on("end", () => {
       lines.end();
-      act(agent.end());
+      act(peer.end());
       over = true;
       resolve();
     });
