@@ -15,7 +15,9 @@ import { readTrace, type Direction } from "./trace.js";
  * (the response the mock sends carries the live one), and the mock's own
  * requests go out with the script's ids, which the client's responses must
  * carry. A mismatch is reported on stderr with both messages, and the mock
- * exits 1. Node.js built-ins only.
+ * exits 1. `mock-client --script FILE -- AGENT_COMMAND...` plays the client's
+ * side the same way (`MockPeer` with the other direction) to an agent it
+ * starts. Node.js built-ins only.
  */
 
 /** What the mock does next: lines to send, or the mismatch that ends it. */
