@@ -3,7 +3,8 @@
  * package is packed and installed into a scratch consumer, a small agent on
  * the installed package is written there as `my-agent.js`, and the commands
  * run exactly as written (`sh -c`). The `record` line is what the editor
- * runs: the test plays the editor, driving it with our client over its stdio.
+ * runs, and so is the `mock-agent` line, replaying the recorded session: the
+ * test plays the editor, driving each with our client over its stdio.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,32 +44,36 @@ await client.closed;
 
 const COMMANDS = readmeShellCommands("Debugging a session");
 
+/** Plays the editor: starts `command` (`sh -c`) and drives one turn with our client; what it saw and the exit code. */
+async function editorTurn(command: string): Promise<{ name: string; texts: string[]; code: number | null }> {
+  const editor = spawn("sh", ["-c", command], { cwd: consumer, stdio: ["pipe", "pipe", "inherit"] });
+  const texts: string[] = [];
+  let ended: () => void = () => {};
+  const turnEnded = new Promise<void>((resolve) => (ended = resolve));
+  const agent = connectClient(ndJsonStream({ readable: editor.stdout, writable: editor.stdin }), {
+    "session/update": ({ update }) => {
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") texts.push(update.content.text);
+      if (update.sessionUpdate === "state_update" && update.state === "idle") ended();
+    },
+  });
+  const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "editor", version: "1" } });
+  const { sessionId } = await agent.request("session/new", { cwd: consumer });
+  await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
+  await turnEnded;
+  agent.close();
+  editor.stdin.end();
+  const code = await new Promise<number | null>((resolve) => editor.on("close", resolve));
+  return { name: init.info.name, texts, code };
+}
+
 describe("README: Debugging a session", () => {
-  it("records a session through the tap, checks it and renders it", async () => {
-    expect(COMMANDS.length).toBe(3);
-    const [record, check, view] = COMMANDS as [string, string, string];
+  it("records a session through the tap, checks it, renders it and replays it with mock-agent", async () => {
+    expect(COMMANDS.length).toBe(4);
+    const [record, check, view, mockAgent] = COMMANDS as [string, string, string, string];
     writeFileSync(join(consumer, "my-agent.js"), AGENT);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(consumer, "package.json"), "utf8")), type: "module" }));
-    const editor = spawn("sh", ["-c", record], { cwd: consumer, stdio: ["pipe", "pipe", "inherit"] });
-    const texts: string[] = [];
-    let ended: () => void = () => {};
-    const turnEnded = new Promise<void>((resolve) => (ended = resolve));
-    const agent = connectClient(ndJsonStream({ readable: editor.stdout, writable: editor.stdin }), {
-      "session/update": ({ update }) => {
-        if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") texts.push(update.content.text);
-        if (update.sessionUpdate === "state_update" && update.state === "idle") ended();
-      },
-    });
-    const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "editor", version: "1" } });
-    const { sessionId } = await agent.request("session/new", { cwd: consumer });
-    await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
-    await turnEnded;
-    agent.close();
-    editor.stdin.end();
-    const code = await new Promise<number | null>((resolve) => editor.on("close", resolve));
-    expect(init.info.name).toBe("my-agent");
-    expect(texts).toEqual(["hi there"]);
-    expect(code).toBe(0);
+    const recorded = await editorTurn(record);
+    expect(recorded).toEqual({ name: "my-agent", texts: ["hi there"], code: 0 });
 
     const checked = run("sh", ["-c", check], consumer);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
@@ -80,5 +85,7 @@ describe("README: Debugging a session", () => {
     expect(html).toContain("<!doctype html>");
     expect(html).toContain("hi there");
     expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=|https?:\/\//);
+    // The editor, configured with mock-agent in place of the agent, sees the same session again.
+    expect(await editorTurn(mockAgent)).toEqual({ name: "my-agent", texts: ["hi there"], code: 0 });
   }, 120_000);
 });

@@ -7,15 +7,13 @@
  * a last line without newline: bytes, stderr and exit code pass through and
  * the trace keeps everything that passed. `check` reads the trace.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { client as sdkClient, ndJsonStream as sdkNdJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION } from "../generated/src/v2/index.js";
 import { readTrace } from "../generated/src/runtime/trace.js";
+import { sdkTurn } from "./support/sdk-turn.js";
 import { tempDir } from "./support/temp-dirs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -29,50 +27,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function traced(file: string): { dir: string; line: string }[] {
   const trace = readTrace(readFileSync(file, "utf8").trimEnd().split("\n"));
   return trace.entries.filter((e) => e.dir !== undefined).map((e) => ({ dir: e.dir!, line: String(e.wire) }));
-}
-
-/** The complete lines of a byte stream as text. */
-function linesOf(chunks: Buffer[]): string[] {
-  return Buffer.concat(chunks).toString("utf8").split("\n").slice(0, -1);
-}
-
-/** A web byte stream that passes through `to`, keeping a copy of each chunk. */
-function copying(to: WritableStream<Uint8Array>, into: Buffer[]): WritableStream<Uint8Array> {
-  const tap = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      into.push(Buffer.from(chunk));
-      controller.enqueue(chunk);
-    },
-  });
-  // The test ends the child's stdin itself once the turn is over; the pipe then stops quietly.
-  tap.readable.pipeTo(to).catch(() => {});
-  return tap.writable;
-}
-
-/** One SDK client turn against an agent command; returns what it saw and every byte it sent and received. */
-async function sdkTurn(command: string[]): Promise<{ outcome: unknown; sent: string[]; received: string[]; code: number | null }> {
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
-  const sent: Buffer[] = [];
-  const received: Buffer[] = [];
-  child.stdout.on("data", (chunk: Buffer) => received.push(chunk));
-  let turnEnded: (stopReason: string) => void = () => {};
-  const app = sdkClient({ name: "sdk-client" })
-    .onRequest("session/request_permission", async () => ({ outcome: { outcome: "selected", optionId: "allow" } }))
-    .onNotification("session/update", async ({ params }) => {
-      const update = params.update;
-      if (update.sessionUpdate === "state_update" && update.state === "idle" && "stopReason" in update && typeof update.stopReason === "string") turnEnded(update.stopReason);
-    });
-  const stream = sdkNdJsonStream(copying(Writable.toWeb(child.stdin), sent), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
-  const outcome = await app.connectWith(stream, async (agent) => {
-    const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "sdk-client", version: "2.4.0" } });
-    const { sessionId } = await agent.request("session/new", { cwd: "/tmp", mcpServers: [] });
-    const ended = new Promise<string>((resolve) => (turnEnded = resolve));
-    const accepted = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
-    return { name: init.info?.name, sessionId, accepted, stopReason: await ended };
-  });
-  child.stdin.end();
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { outcome, sent: linesOf(sent), received: linesOf(received), code };
 }
 
 /** Runs a command with `input` on stdin; its exit, signal, stdout bytes and stderr. */

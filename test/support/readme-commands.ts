@@ -135,6 +135,7 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx acp-bindings check session.ndjson --surface v1": { ranBy: "test/checker-bin.test.ts", via: 'readmeBlocks("Traffic checker", "sh")' },
   "npx acp-bindings record --out session.ndjson -- node my-agent.js": { ranBy: "test/devtools-readme.test.ts", via: 'readmeShellCommands("Debugging a session")' },
   "npx acp-bindings view session.ndjson -o report.html": { ranBy: "test/devtools-readme.test.ts", via: 'readmeShellCommands("Debugging a session")' },
+  "npx acp-bindings mock-agent --script session.ndjson": { ranBy: "test/devtools-readme.test.ts", via: 'readmeShellCommands("Debugging a session")' },
   "npm run docs": { ranBy: "test/docs.test.ts", via: 'run("npm", ["run", "docs"], ROOT)' },
   "npm run generate -- --emitter examples/emitter/guards.ts --out /tmp/acp-bindings-guards": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },
   "npx vitest run test/emitter-snapshots.test.ts -u": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },

@@ -2,6 +2,7 @@
 // Do not edit: the source is generator/runtime/check-cli.ts; run `npm run generate`.
 
 import { checkTraffic, decodeUtf8, formatText, splitLines, type CheckerBindings } from "./checker.js";
+import { mock } from "./mock-agent.js";
 import { record } from "./record.js";
 import { readTrace, wireLines } from "./trace.js";
 import { view } from "./view.js";
@@ -30,6 +31,8 @@ export const EXIT_BROKEN_PIPE = 141;
 export const USAGE = `usage: acp-bindings check <file.ndjson | -> [--surface S] [--format text|json]
        acp-bindings record --out FILE -- AGENT_COMMAND [ARGS...]
        acp-bindings view FILE [-o report.html]
+       acp-bindings mock-agent --script FILE
+       acp-bindings mock-client --script FILE -- AGENT_COMMAND [ARGS...]
 
 Checks a captured ACP session, one JSON-RPC message per line ("-" reads stdin):
 strict violations with JSON pointers, messages a tolerant peer rejects, what a
@@ -59,6 +62,8 @@ export async function main(surfaces: Readonly<Record<string, CheckerBindings>>):
   const args = proc.argv.slice(2);
   if (args[0] === "record") return record(args.slice(1));
   if (args[0] === "view") return view(args.slice(1), surfaces);
+  if (args[0] === "mock-agent") return mock("agent", args.slice(1));
+  if (args[0] === "mock-client") return mock("client", args.slice(1));
   const outcome = run(args, surfaces, (path) => fs.readFileSync(path === "-" ? 0 : path));
   (outcome.code === 2 ? proc.stderr : proc.stdout).write(outcome.output);
   proc.exitCode = outcome.code;
