@@ -26,6 +26,9 @@ const GROUP_OF_MODULE = {
   "http-node.ts": "Connection",
   "http-connection.ts": "Connection",
   "http-websocket.ts": "Connection",
+  "chain.ts": "Connection",
+  "proxy.ts": "Connection",
+  "hop.ts": "Connection",
 };
 
 /** @param {import("typedoc").Application} app */

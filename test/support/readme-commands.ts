@@ -108,6 +108,11 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npx tsx --expose-gc bench/reducer-memory.ts --owned": { ranBy: "test/reducer-bench.test.ts", via: '["tsx", "--expose-gc", "bench/reducer-memory.ts", "--owned"]' },
   "npx tsx examples/agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.agent" },
   "npx tsx examples/remote-server.ts": { ranBy: "test/support/load-balancer.ts" },
+  "npx tsx bench/remote.bench.ts": { quick: "npx tsx bench/remote.bench.ts --rounds 1 --warmup 0 --trips 50 --updates 200 --firsts 10 --idle 5 --memory-rounds 1" },
+  "npx tsx bench/remote.bench.ts --rounds 1 --warmup 0 --trips 50 --updates 200 --firsts 10 --idle 5 --memory-rounds 1": {
+    ranBy: "test/remote-bench.test.ts",
+    via: '"--rounds", "1", "--warmup", "0", "--trips", "50", "--updates", "200", "--firsts", "10", "--idle", "5", "--memory-rounds", "1"',
+  },
   "npx tsx examples/client.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.client" },
   "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },
   "npx tsx bench/connection.bench.ts": { quick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500" },
