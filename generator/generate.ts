@@ -147,7 +147,7 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
     apiVersion: 1,
     name: "connection",
     requires: ["types", "methods", "parse", "parse-owned", "validate", "session"],
-    runtime: ["client-wire", "connection", "http-client", "http-node", "http-server", "session-store", "transport", "websocket-client"],
+    runtime: ["chain", "client-wire", "connection", "http-client", "http-node", "http-server", "proxy", "session-store", "transport", "websocket-client"],
     files: [{ path: "connection.ts", exports: "flat", emit: emitConnection }],
   },
   STANDARD_EMITTER,
