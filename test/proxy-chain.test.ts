@@ -240,7 +240,10 @@ describe("the SDK's client through the chain", () => {
       })
       .onNotification("session/update", async ({ params }) => {
         const update = params.update;
-        if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") replies.push(update.content.text);
+        if (update.sessionUpdate === "agent_message_chunk") {
+          const content = update.content as { type?: string; text?: string };
+          if (content.type === "text" && typeof content.text === "string") replies.push(content.text);
+        }
         if (update.sessionUpdate === "state_update" && update.state === "idle" && "stopReason" in update && typeof update.stopReason === "string") turnEnded(update.stopReason);
       });
     const stream = sdkNdJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
@@ -268,5 +271,24 @@ describe("the SDK's client through the chain", () => {
     expect(outcome).toEqual({ name: "example-agent", first: "end_turn", reply: "You said: hello agent A B", second: "cancelled" });
     expect(permissions).toEqual(["Read the prompt?", "Read the prompt?"]);
     expect(stderr).toContain("note-proxy: tool call tool-1: completed");
+  }, 60_000);
+});
+
+/** bench/chain.bench.ts in its quick form (the README shows it next to the full run). */
+const CHAIN_BENCH_QUICK = "npx tsx bench/chain.bench.ts --trips 200 --rounds 1";
+
+describe("the chain's bench", () => {
+  it("runs in its quick form and prints its table (no speed asserted)", async () => {
+    const child = spawn(CHAIN_BENCH_QUICK, { cwd: ROOT, shell: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    for (const row of ["0 proxies", "1 proxy", "2 proxies", "added per hop \\(1 proxy\\)", "added per hop \\(2 proxies\\)"]) {
+      expect(stdout).toMatch(new RegExp(`^\\| ${row} \\| -?[\\d.]+ \\| -?[\\d.]+--?[\\d.]+ \\|$`, "m"));
+    }
   }, 60_000);
 });
