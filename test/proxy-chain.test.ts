@@ -6,8 +6,13 @@
  * a cancelled request is cancelled at the agent, `session/cancel` arrives,
  * and unknown methods and `_meta` pass unchanged (also on the raw wire, where
  * the conductor's `proxy/initialize` and `proxy/successor` are visible).
+ * On stdio, examples/chain.ts with two note proxies and the example agent is
+ * driven by our example client and by the official SDK's v2 client (a turn,
+ * then a turn ended by `session/cancel`).
  */
 import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { client as sdkClient, ndJsonStream as sdkNdJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
 import { describe, expect, it } from "vitest";
 import { noteProxy } from "../examples/note-proxy.js";
 import {
@@ -208,5 +213,82 @@ describe("the stdio chain of the README", () => {
     const [turn] = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(turn).toMatchObject({ agent: "example-agent", replies: ["You said: hello agent A B"], stopReason: "end_turn" });
     expect(stderr).toContain("note-proxy: tool call tool-1: completed");
+  }, 60_000);
+});
+
+/** The conductor on stdio with two note proxies and the example agent, each a child process. */
+const STDIO_CONDUCTOR = 'npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"';
+
+describe("the SDK's client through the chain", () => {
+  it("drives examples/chain.ts (two note proxies, the example agent): a turn passes through and ends, session/cancel ends the next", async () => {
+    const child = spawn(STDIO_CONDUCTOR, { cwd: ROOT, shell: true, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.on("error", () => {});
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const replies: string[] = [];
+    const permissions: string[] = [];
+    let turnEnded: (stopReason: string) => void = () => {};
+    let permissionAsked: () => void = () => {};
+    let holdPermission: Promise<void> | undefined;
+    const app = sdkClient({ name: "sdk-client" })
+      .onRequest("session/request_permission", async ({ params }) => {
+        permissions.push(params.title);
+        permissionAsked();
+        if (holdPermission) await holdPermission; // the second turn: answered only after its cancellation
+        return { outcome: { outcome: "selected", optionId: "allow" } };
+      })
+      .onNotification("session/update", async ({ params }) => {
+        const update = params.update;
+        if (update.sessionUpdate === "agent_message_chunk") {
+          const content = update.content as { type?: string; text?: string };
+          if (content.type === "text" && typeof content.text === "string") replies.push(content.text);
+        }
+        if (update.sessionUpdate === "state_update" && update.state === "idle" && "stopReason" in update && typeof update.stopReason === "string") turnEnded(update.stopReason);
+      });
+    const stream = sdkNdJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const outcome = await app.connectWith(stream, async (agent) => {
+      const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "sdk-client", version: "2.4.0" } });
+      const { sessionId } = await agent.request("session/new", { cwd: "/tmp", mcpServers: [] });
+      let ended = new Promise<string>((resolve) => (turnEnded = resolve));
+      await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+      const first = await ended;
+      const reply = replies.join("");
+      // The second turn: the permission request is held; session/cancel (through both proxies) ends the turn.
+      let release: () => void = () => {};
+      holdPermission = new Promise<void>((resolve) => (release = resolve));
+      const asked = new Promise<void>((resolve) => (permissionAsked = resolve));
+      ended = new Promise<string>((resolve) => (turnEnded = resolve));
+      await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+      await asked;
+      await agent.notify("session/cancel", { sessionId });
+      const second = await ended;
+      release();
+      return { name: init.info?.name, first, reply, second };
+    });
+    child.stdin.end();
+    await closed;
+    expect(outcome).toEqual({ name: "example-agent", first: "end_turn", reply: "You said: hello agent A B", second: "cancelled" });
+    expect(permissions).toEqual(["Read the prompt?", "Read the prompt?"]);
+    expect(stderr).toContain("note-proxy: tool call tool-1: completed");
+  }, 60_000);
+});
+
+/** bench/chain.bench.ts in its quick form (the README shows it next to the full run). */
+const CHAIN_BENCH_QUICK = "npx tsx bench/chain.bench.ts --trips 200 --rounds 1";
+
+describe("the chain's bench", () => {
+  it("runs in its quick form and prints its table (no speed asserted)", async () => {
+    const child = spawn(CHAIN_BENCH_QUICK, { cwd: ROOT, shell: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    for (const row of ["0 proxies", "1 proxy", "2 proxies", "added per hop \\(1 proxy\\)", "added per hop \\(2 proxies\\)"]) {
+      expect(stdout).toMatch(new RegExp(`^\\| ${row} \\| -?[\\d.]+ \\| -?[\\d.]+--?[\\d.]+ \\|$`, "m"));
+    }
   }, 60_000);
 });

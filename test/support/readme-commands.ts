@@ -121,6 +121,8 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
     ranBy: "test/proxy-chain.test.ts",
     via: `'npx tsx examples/client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"'`,
   },
+  "npx tsx bench/chain.bench.ts": { quick: "npx tsx bench/chain.bench.ts --trips 200 --rounds 1" },
+  "npx tsx bench/chain.bench.ts --trips 200 --rounds 1": { ranBy: "test/proxy-chain.test.ts", via: 'CHAIN_BENCH_QUICK = "npx tsx bench/chain.bench.ts --trips 200 --rounds 1"' },
   "npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.agent" },
   "npx tsx examples/versions-client.ts npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.client" },
   "npx tsx examples/versions-client.ts --v1 npx tsx examples/versions-agent.ts": { ranBy: NEGOTIATE, via: "NEGOTIATE_COMMANDS.clientV1" },
