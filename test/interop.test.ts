@@ -7,40 +7,19 @@
  * updates) -> session/request_permission -> an idle state_update with
  * end_turn; then a cancelled prompt; and an unknown method.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as sdkV1 from "@agentclientprotocol/sdk";
 import { client as sdkClient, ndJsonStream as sdkNdJsonStream, type UpdateSessionNotification } from "@agentclientprotocol/sdk/experimental/v2";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { commandLineStarter, runCommandLine } from "./support/command-lines.js";
 import * as v1 from "../generated/src/v1/index.js";
 import { connectClient, ndJsonStream, PROTOCOL_VERSION, RequestError } from "../generated/src/v2/index.js";
 import { CONNECTION_COMMANDS } from "./support/connection-readme.js";
 
-const ROOT = new URL("..", import.meta.url);
-const children: ChildProcessWithoutNullStreams[] = [];
+const run = runCommandLine;
+const start = commandLineStarter();
 
-/** Runs a command line (as a user types it) in the repository root and returns its stdout. */
-function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, { cwd: ROOT, shell: true });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
-/** Starts a command line as a child process whose stdio carries ACP. */
-function start(command: string): ChildProcessWithoutNullStreams {
-  const child = spawn(command, { cwd: ROOT, shell: true });
-  children.push(child);
-  return child;
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) child.stdin.end();
-});
 
 /** What examples/client.ts prints for one agent: the finished turn, then the cancelled one. */
 function expectedTranscript(agent: string, sessionId: string) {

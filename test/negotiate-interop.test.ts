@@ -7,38 +7,17 @@
  * (examples/versions-client.ts) configured for v1 only, v2 only and both; our
  * router with our client; our client offering v2 to a v1-only agent.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as sdkV1 from "@agentclientprotocol/sdk";
 import * as sdkV2 from "@agentclientprotocol/sdk/experimental/v2";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { commandLineStarter, runCommandLine } from "./support/command-lines.js";
 import { NEGOTIATE_COMMANDS } from "./support/negotiate-readme.js";
 
-const ROOT = new URL("..", import.meta.url);
-const children: ChildProcessWithoutNullStreams[] = [];
+const run = runCommandLine;
+const start = commandLineStarter();
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.stdin.end();
-});
 
-/** Runs a command line as a user types it; its exit code and output. */
-function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, { cwd: ROOT, shell: true });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Starts a command line whose stdio carries ACP. */
-function start(command: string): ChildProcessWithoutNullStreams {
-  const child = spawn(command, { cwd: ROOT, shell: true });
-  children.push(child);
-  return child;
-}
 
 /** What examples/versions-client.ts prints for one turn. */
 function turn(version: number, agent: string) {
