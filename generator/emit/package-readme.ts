@@ -47,7 +47,9 @@ const MODULE_DOCS: Readonly<Record<string, string>> = {
   "connection.ts":
     "`connectAgent(transport, handlers)` / `connectClient(...)` (and `connectProxy` where the surface has proxy methods): JSON-RPC " +
     "over `ndJsonStream({ readable, writable })` or `inMemoryTransports()`, typed handlers and a typed peer (`request`, `notify`), " +
-    "`RequestError`, `PROTOCOL_VERSION`, `createSessionStore()`.",
+    "`RequestError`, `PROTOCOL_VERSION`, `createSessionStore()`. Over the network (ACP's Streamable HTTP & WebSocket transport, " +
+    "no dependency): `createAcpServer({ connect })` with `nodeHttpHandler` / `nodeWebSocketUpgrade` (or its Web-standard `handle(request)`) " +
+    "on the agent's side, `httpTransport(url)` / `webSocketTransport(url)` (browser-safe) on the client's.",
 };
 
 /** The whole README. */
