@@ -19,7 +19,7 @@
 import { type AgentConnection, type ConnectionLimits, ServerConnection, type SocketEnd } from "./http-connection.js";
 import { plainSseBody, sseBody } from "./http-outbox.js";
 import { type SocketHost, serveSocket, type ServerWebSocket, type WebSocketUpgrade } from "./http-websocket.js";
-import { CONNECTION_HEADER, callKey, type Envelope, envelopeOf, errorLine, EVENT_STREAM_TYPE, JSON_TYPE, PLAIN_RESPONSES, SESSION_HEADER } from "./remote-wire.js";
+import { CONNECTION_HEADER, callKey, type Envelope, envelopeOf, errorLine, EVENT_STREAM_TYPE, JSON_TYPE, NOT_A_MESSAGE_LINE, PARSE_ERROR_LINE, PLAIN_RESPONSES, SESSION_HEADER } from "./remote-wire.js";
 import { joinBytes, type Transport, type WebReadable } from "./transport.js";
 
 export type { AgentConnection } from "./http-connection.js";
@@ -153,8 +153,6 @@ type Limits = ConnectionLimits & { readonly [K in keyof typeof DEFAULTS]: number
 const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 const ALLOW_HEADERS = `Content-Type, Accept, Authorization, ${CONNECTION_HEADER}, ${SESSION_HEADER}`;
 const EXPOSE_HEADERS = `${CONNECTION_HEADER}, ${SESSION_HEADER}`;
-const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
-const INVALID_REQUEST = { jsonrpc: "2.0", id: null, error: { code: -32600, message: "not a JSON-RPC message object (batches are not supported)" } };
 
 /** Creates an ACP server; see `AcpServerOptions` for its limits and their defaults. Throws a RangeError for a limit that is not a positive integer. */
 export function createAcpServer(options: AcpServerOptions): AcpServer {
@@ -307,10 +305,10 @@ class Server implements AcpServer {
     try {
       value = JSON.parse(body);
     } catch {
-      return reply.json(400, JSON.stringify(PARSE_ERROR));
+      return reply.json(400, PARSE_ERROR_LINE);
     }
     const message = envelopeOf(value);
-    if (message === undefined) return reply.json(400, JSON.stringify(INVALID_REQUEST));
+    if (message === undefined) return reply.json(400, NOT_A_MESSAGE_LINE);
     const connectionId = header(request, CONNECTION_HEADER);
     if (message.method === "initialize" && connectionId === undefined) return this.initialize(request, body, message, reply);
     const connection = this.connectionOf(connectionId);

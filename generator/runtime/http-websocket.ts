@@ -7,7 +7,7 @@
  * is contained: nothing it throws escapes to the socket.
  */
 import type { ServerConnection, SocketEnd } from "./http-connection.js";
-import { callKey, envelopeOf, utf8Length } from "./remote-wire.js";
+import { callKey, envelopeOf, NOT_A_MESSAGE_LINE, PARSE_ERROR_LINE, utf8Length } from "./remote-wire.js";
 import { joinBytes } from "./transport.js";
 
 declare const TextDecoder: new (label?: string) => { decode(bytes: Uint8Array): string };
@@ -48,8 +48,6 @@ export interface SocketHost {
   release(id: string): void;
 }
 
-const PARSE_ERROR = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
-const INVALID_REQUEST = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "not a JSON-RPC message object (batches are not supported)" } });
 const decoder = new TextDecoder("utf-8");
 
 /** Serves `socket` as connection `id` of `host`. */
@@ -74,10 +72,10 @@ export function serveSocket(socket: ServerWebSocket, id: string, host: SocketHos
     try {
       value = JSON.parse(text);
     } catch {
-      return reply(PARSE_ERROR);
+      return reply(PARSE_ERROR_LINE);
     }
     const message = envelopeOf(value);
-    if (message === undefined) return reply(INVALID_REQUEST);
+    if (message === undefined) return reply(NOT_A_MESSAGE_LINE);
     if (connection !== undefined) return connection.receiveFrame(text);
     if (message.method !== "initialize" || callKey(message.id) === undefined) return shut(1002, "the first message must be an initialize request");
     connection = host.open(id, end);

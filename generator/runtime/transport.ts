@@ -310,7 +310,7 @@ export function containedSink(sink: LineSink): LineSink {
 }
 
 /** Hands `texts` (not empty) to `sink`: as one batch when it takes batches, else line by line. */
-function deliverLines(sink: LineSink, texts: readonly string[]): void {
+export function deliverLines(sink: LineSink, texts: readonly string[]): void {
   if (sink.lines !== undefined) sink.lines(texts);
   else for (const text of texts) sink.line(text);
 }

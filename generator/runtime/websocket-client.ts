@@ -6,9 +6,9 @@
  * passed in (the `ws` package's in Node 20, which has no global one), no Node
  * built-in is imported, and only structural types are used.
  */
-import { type CookieJar, type CookiePolicy, contained, cookieHeader, createCookieJar, reportProblem, setCookieValues, splitJoinedSetCookie } from "./client-wire.js";
+import { type CookieJar, type CookiePolicy, contained, cookieHeader, createCookieJar, setCookieValues, splitJoinedSetCookie } from "./client-wire.js";
 import { errorMessage } from "./describe.js";
-import type { LineSink, Transport } from "./transport.js";
+import { containedSink, type LineSink, type Transport } from "./transport.js";
 
 /** A WebSocket, as far as this module uses it (the standard one and the `ws` package's fit). */
 export interface WebSocketLike {
@@ -93,7 +93,7 @@ class WebSocketTransport implements Transport {
   }
 
   start(sink: LineSink): void {
-    this.sink = sink;
+    this.sink = containedSink(sink);
     const Socket = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (typeof Socket !== "function") return this.finish(new Error(NO_WEBSOCKET));
     try {
@@ -190,8 +190,7 @@ class WebSocketTransport implements Transport {
     this.failure = error;
     const stopped = this.endedError();
     for (const waiter of this.waiting.splice(0)) waiter.reject(stopped);
-    const sink = this.sink;
-    if (sink !== undefined) contained(sink, () => sink.end(error));
+    this.sink?.end(error);
   }
 
   private endedError(): Error {
@@ -199,8 +198,7 @@ class WebSocketTransport implements Transport {
   }
 
   private problem(message: string): void {
-    const sink = this.sink;
-    reportProblem(sink, message);
+    this.sink?.problem(message);
   }
 }
 

@@ -78,20 +78,11 @@ export function cookieHeader(jar: CookieJar, callerCookie: string | undefined): 
   return callerCookie === undefined || callerCookie.trim() === "" ? kept : `${kept}; ${callerCookie}`;
 }
 
-/** Calls a sink's `problem`; what it throws is dropped (nobody is left to tell). */
-export function reportProblem(sink: LineSink | undefined, message: string): void {
-  try {
-    sink?.problem(message);
-  } catch {
-    // A sink whose `problem` throws has nobody left to tell.
-  }
-}
-
 /** Runs `callback` (a sink call, an event's work); what it throws is reported to `sink.problem`, never thrown on. */
 export function contained(sink: LineSink | undefined, callback: () => void): void {
   try {
     callback();
   } catch (error) {
-    reportProblem(sink, `a transport callback threw: ${errorMessage(error)}`);
+    sink?.problem(`a transport callback threw: ${errorMessage(error)}`); // a sink the transport wrapped with containedSink: never throws
   }
 }

@@ -14,9 +14,9 @@
  * response's `result.sessionId`; the connection parses them again.
  */
 import type { AbortSignalOrLike } from "./connection.js";
-import { type CookieJar, type CookiePolicy, contained, cookieHeader, createCookieJar, reportProblem, setCookieValues } from "./client-wire.js";
+import { type CookieJar, type CookiePolicy, cookieHeader, createCookieJar, setCookieValues } from "./client-wire.js";
 import { CONNECTION_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_HEADER, sessionIdOfParams, sessionIdOfResult } from "./remote-wire.js";
-import type { LineSink, Transport } from "./transport.js";
+import { containedSink, deliverLines, type LineSink, type Transport } from "./transport.js";
 
 /** A `ReadableStream` of bytes (a response body), as far as this module uses it. */
 export interface ByteStream {
@@ -170,7 +170,7 @@ class HttpTransport implements Transport {
   }
 
   start(sink: LineSink): void {
-    this.sink = sink;
+    this.sink = containedSink(sink);
     if (this.fetch === undefined) this.fail(new Error("httpTransport needs fetch: there is no globalThis.fetch, pass one as options.fetch"));
   }
 
@@ -370,8 +370,7 @@ class HttpTransport implements Transport {
   private deliver(texts: readonly string[], streamSession: string | undefined): void {
     if (texts.length === 0 || this.ended || this.sink === undefined) return;
     for (const text of texts) this.note(text, streamSession);
-    const sink = this.sink;
-    contained(this.sink, () => (sink.lines !== undefined ? sink.lines(texts) : texts.forEach((text) => sink.line(text))));
+    deliverLines(this.sink, texts);
   }
 
   /** Notes what one received message means for routing: a response settles a waiting request and may name a new session; an agent request on a session's stream is answered for that session. */
@@ -464,13 +463,11 @@ class HttpTransport implements Transport {
     const connectionId = this.connectionId;
     if (connectionId !== undefined) this.deleteConnection(connectionId);
     else if (this.ownsJar) this.jar.clear();
-    const sink = this.sink;
-    if (sink !== undefined) contained(sink, () => sink.end(error));
+    this.sink?.end(error);
   }
 
   private problem(message: string): void {
-    const sink = this.sink;
-    if (!this.ended) reportProblem(sink, message);
+    if (!this.ended) this.sink?.problem(message);
   }
 }
 

@@ -2,6 +2,7 @@
 // Do not edit: the source is generator/runtime/record.ts; run `npm run generate`.
 
 import { traceEvent, traceLine, type Direction } from "./trace.js";
+import { joinBytes } from "./transport.js";
 
 /*
  * `npx acp-bindings record --out FILE -- AGENT_COMMAND [ARGS...]`: a
@@ -110,13 +111,7 @@ export class LineTap {
     const parts = this.pending;
     this.pending = [];
     const size = parts.reduce((n, part) => n + part.length, 0);
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      bytes.set(part, at);
-      at += part.length;
-    }
-    this.line(bytes, partial);
+    this.line(joinBytes(parts, new Uint8Array(0), size), partial);
   }
 }
 

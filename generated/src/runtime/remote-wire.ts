@@ -73,6 +73,12 @@ export function errorLine(id: string | number | null, message: string): string {
   return JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } });
 }
 
+/** The answer to a body or frame that is not JSON (-32700, `id: null`), as the server writes it. */
+export const PARSE_ERROR_LINE = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+
+/** The answer to a body or frame that is JSON but not one message object (-32600, `id: null`; batches included). */
+export const NOT_A_MESSAGE_LINE = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "not a JSON-RPC message object (batches are not supported)" } });
+
 /** The length of `text` in UTF-8 bytes, without encoding it. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
