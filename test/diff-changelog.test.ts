@@ -10,11 +10,12 @@ import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prependSection, runChangelog } from "../generator/changelog.js";
+import { documentation } from "./support/documentation.js";
 import { ROOT } from "./support/ir.js";
 import { tempDir } from "./support/run-cli.js";
 
 const FIXTURES = join(ROOT, "test/fixtures/schemas");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const README = documentation();
 const REVIEWED = readFileSync(join(ROOT, "test/fixtures/diff-reports/2.0.0-to-2.4.0.md"), "utf8");
 
 /**

@@ -157,8 +157,8 @@ describe("the release path", () => {
     if (checkout) rmSync(checkout, { recursive: true, force: true });
   });
 
-  it("README.md documents the release and version-bump commands this test runs", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("the documentation has the release and version-bump commands this test runs", () => {
+    const readme = documentation();
     expect(readme).toContain(RELEASE_DRY_RUN);
     expect(readme).toContain(VERSION_BUMP);
   });

@@ -1,5 +1,5 @@
 /**
- * Every command README.md documents is run by a test exactly as written
+ * Every command the documentation (README.md, the guides in docs/) shows is run by a test exactly as written
  * (the registry test/support/readme-commands.ts says which test, and how it
  * holds the command), or is a full benchmark run whose quick form the README
  * shows next to it and a test runs, or cannot be run for the reason the
@@ -47,6 +47,7 @@ function startRuns() {
     budgets: shell(QUICK_RUNS.budgets, ROOT),
     append: shell(QUICK_RUNS.append, ROOT),
     generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
+    oneFile: shell(CHECK_RUNS.oneFile, ROOT),
     schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
   };
   return { scratch, started };
@@ -166,6 +167,12 @@ describe("the other commands this file runs, as written", () => {
   it(`${CHECK_RUNS.generateCheck} finds generated/ fresh`, async () => {
     const run = await runs.generateCheck;
     expect(run.code, run.stdout + run.stderr).toBe(0);
+  }, 120_000);
+
+  it(`${CHECK_RUNS.oneFile} runs that one file`, async () => {
+    const run = await runs.oneFile;
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Test Files +1 passed \(1\)/);
   }, 120_000);
 
   it(`${CHECK_RUNS.schemaSync} reproduces the pinned schema/ from the installed SDK, byte for byte`, async () => {

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RULES_FILE } from "../generator/emit/package-layout.js";
+import { documentationFiles } from "./support/documentation.js";
 import { ROOT } from "./support/ir.js";
 
 const RULES = readFileSync(join(ROOT, RULES_FILE), "utf8");
@@ -51,7 +52,7 @@ describe("docs/rules.md", () => {
   it.each([
     ["generator/", () => sources("generator")],
     ["generated/src/", () => sources(join("generated", "src"))],
-    ["README.md", () => [join(ROOT, "README.md")]],
+    ["README.md and the guides", () => documentationFiles().map((file) => join(ROOT, file))],
   ])("every rule id cited in %s has a section", (_where, files) => {
     const cited = new Set(files().flatMap((file) => [...citedIds(readFileSync(file, "utf8"))]));
     expect(cited.size).toBeGreaterThan(0);

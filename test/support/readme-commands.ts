@@ -7,25 +7,24 @@
  * A command is a line of a ```sh block (its `#` comment dropped) or an inline
  * code span starting with `npx ` or `npm run `.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { CONNECTION_COMMANDS } from "./connection-readme.js";
-import { ROOT } from "./ir.js";
+import { documentation } from "./documentation.js";
 
-/** One command as README.md writes it, with the `## ` section it stands in. */
+/** One command as the documentation writes it, with the `## ` section (or the guide's `# ` title) it stands in. */
 export interface ReadmeCommand {
   readonly command: string;
   readonly section: string;
 }
 
-/** Every command of README.md, in order of appearance (repeats kept once). */
-export function readmeCommands(readme = readFileSync(join(ROOT, "README.md"), "utf8")): ReadmeCommand[] {
+/** Every command of the documentation (README.md and the guides), in order of appearance (repeats kept once). */
+export function readmeCommands(readme = documentation()): ReadmeCommand[] {
   const found = new Map<string, ReadmeCommand>();
   let section = "";
   let inSh = false;
   let inOther = false;
   for (const line of readme.split("\n")) {
-    if (!inSh && !inOther && line.startsWith("## ")) section = line.slice(3);
+    // A guide's `# ` title starts a section too: its opening example belongs to no section of the file before.
+    if (!inSh && !inOther && (line.startsWith("## ") || line.startsWith("# "))) section = line.slice(line.indexOf(" ") + 1);
     if (line.startsWith("```")) {
       if (inSh || inOther) inSh = inOther = false;
       else if (line === "```sh") inSh = true;
@@ -74,6 +73,7 @@ export const QUICK_RUNS = {
 /** Commands run in the project as written, by test/readme-commands.test.ts. */
 export const CHECK_RUNS = {
   generateCheck: "npm run generate:check",
+  oneFile: "npx vitest run test/session.test.ts",
   schemaSync: "npm run schema:sync",
 } as const;
 
@@ -88,7 +88,12 @@ const NEGOTIATE = "test/negotiate-interop.test.ts";
 /** Every README command and how it is covered. */
 export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
   "npm ci && npm run generate": { notRun: `${NPM_CI}; \`npm run generate\` is run` },
-  "npm ci && npm test": { notRun: `${NPM_CI}; \`npm test\` is the suite itself` },
+  "npm ci && npm test": { notRun: `${NPM_CI}; \`npm test\` is the suite's quick group itself` },
+  "npm ci && npm run test:all": { notRun: `${NPM_CI}; \`npm run test:all\` is the whole suite, this test among it (.ci/run runs it)` },
+  "npm test": { notRun: "the suite's quick group, this test among it" },
+  "npm run test:all": { notRun: "the whole suite, this test among it" },
+  "node -e 'for(;;){}' & node -e 'for(;;){}' & npm run test:all; kill %1 %2": { notRun: "the whole suite beside two busy loops, this test among it: docs/testing.md gives the times it printed" },
+  [CHECK_RUNS.oneFile]: { ranBy: SELF, via: "CHECK_RUNS.oneFile" },
   "npm ci && npm run pack": { notRun: `${NPM_CI}; \`npm run pack\` is run` },
   "npm run generate": { ranBy: "test/package.test.ts", via: '"npm version minor --no-git-tag-version && npm run generate"' },
   "npx tsx bench/parse.bench.ts --verdicts": { quick: "npx tsx bench/parse.bench.ts --verdicts --size 2000" },
