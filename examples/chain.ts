@@ -3,7 +3,7 @@
  * child process, the last one the agent and the others proxies in order, and
  * serves the chain to its own client as one agent.
  *
- *   npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/agent.ts"
+ *   npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/v2-agent.ts"
  */
 import { spawn } from "node:child_process";
 import { conduct, ndJsonStream, type Transport } from "../generated/src/v2/unstable/index.js";

@@ -8,17 +8,13 @@
 import { serveVersions } from "../generated/src/negotiate/index.js";
 import * as v1 from "../generated/src/v1/index.js";
 import * as v2 from "../generated/src/v2/index.js";
-
-/** The text of a prompt's text blocks. */
-function textOf(prompt: readonly { type: string; text?: string }[]): string {
-  return prompt.map((block) => (block.type === "text" ? block.text : "")).join(" ");
-}
+import { promptText } from "./turn.js";
 
 const v1Agent = (client: v1.ClientPeer): v1.AgentHandlers => ({
   initialize: () => ({ protocolVersion: v1.PROTOCOL_VERSION, agentInfo: { name: "versions-agent", version: "1.0.0" } }),
   "session/new": () => ({ sessionId: "v1-session" }),
   "session/prompt": async ({ sessionId, prompt }) => {
-    const text = `You said: ${textOf(prompt)}`;
+    const text = `You said: ${promptText(prompt)}`;
     await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
     return { stopReason: "end_turn" };
   },
@@ -28,7 +24,7 @@ const v2Agent = (client: v2.ClientPeer): v2.AgentHandlers => ({
   initialize: () => ({ protocolVersion: v2.PROTOCOL_VERSION, info: { name: "versions-agent", version: "1.0.0" } }),
   "session/new": () => ({ sessionId: "v2-session" }),
   "session/prompt": ({ sessionId, prompt }) => {
-    const text = `You said: ${textOf(prompt)}`;
+    const text = `You said: ${promptText(prompt)}`;
     const say = (update: v2.SessionUpdate) => client.notify("session/update", { sessionId, update });
     // v2: the prompt is answered once taken; the turn streams on and ends with an idle state_update.
     void (async () => {

@@ -181,6 +181,33 @@ describe("one bad transcript per check", () => {
     expect(checkTraffic(v2.slice(0, 6), V2, "v2/unstable").sessions[0]).toMatchObject({ agentMessages: 1, stopReason: "end_turn" });
   });
 
+  it("a session/load or session/resume replays the history: turn content until its answer, and after it content is late again", () => {
+    const answered = [...OPENING, line({ id: 2, result: { stopReason: "end_turn" } })];
+    const replayV1 = [
+      ...answered,
+      line({ id: 3, method: "session/load", params: { sessionId: "s1", cwd: "/w", mcpServers: [] } }),
+      update({ sessionUpdate: "user_message_chunk", content: text("hi") }),
+      update({ sessionUpdate: "agent_message_chunk", content: text("hello") }),
+      line({ id: 3, result: {} }),
+      update({ sessionUpdate: "agent_message_chunk", content: text("late") }),
+    ];
+    expect(findings(replayV1)).toEqual([[11, "protocol", "/params/update"]]);
+    const replayV2 = [
+      line({ id: 0, method: "session/new", params: { cwd: "/w" } }),
+      line({ id: 0, result: { sessionId: "s1" } }),
+      line({ id: 1, method: "session/prompt", params: { sessionId: "s1", prompt: [text("hi")] } }),
+      line({ id: 1, result: { messageId: "u1" } }),
+      update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }),
+      line({ id: 2, method: "session/resume", params: { sessionId: "s1", cwd: "/w", replayFrom: { type: "start" } } }),
+      update({ sessionUpdate: "user_message", messageId: "u1", content: [text("hi")] }),
+      update({ sessionUpdate: "agent_message", messageId: "m1", content: [text("hello")] }),
+      update({ sessionUpdate: "state_update", state: "idle" }),
+      line({ id: 2, result: {} }),
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("late") }),
+    ];
+    expect(findings(replayV2, V2, "v2/unstable")).toEqual([[11, "protocol", "/params/update"]]);
+  });
+
   it("lines that are not JSON-RPC, and unknown methods (extension methods pass)", () => {
     const lines = ["{oops", line({ foo: 1 }), line({ id: 9, method: "nope/nope", params: {} }), line({ method: "_acme/ping", params: {} })];
     expect(findings(lines)).toEqual([

@@ -80,7 +80,7 @@ describe.each(TARGETS)("the $end over $streams streams, a value nested 100,000 d
   }, 300_000);
 });
 
-describe("examples/agent.ts over stdio, sent the line of issue 36", () => {
+describe("examples/v2-agent.ts over stdio, sent the line of issue 36", () => {
   // The agent as the README starts it; before the fix, this line ended its process (exit 1) and session/new went unanswered.
   it(`${CONNECTION_COMMANDS.agent}: a response whose id is nested 5,000 deep gets no answer, and the next session/new is answered`, async () => {
     const child = spawn(CONNECTION_COMMANDS.agent, { cwd: ROOT, shell: true, stdio: ["pipe", "pipe", "pipe"] });

@@ -14,7 +14,7 @@ import { consumerOptions } from "./support/compile.js";
 
 const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURE = path("./fixtures/connection-types/consumer.ts");
-const EXAMPLES = [path("../examples/agent.ts"), path("../examples/client.ts"), path("../examples/browser-client.ts"), path("../examples/remote-server.ts")];
+const EXAMPLES = [path("../examples/v2-agent.ts"), path("../examples/v2-client.ts"), path("../examples/browser-client.ts"), path("../examples/remote-server.ts")];
 const MARK = "// @ts-expect-error";
 
 describe("module nodenext", () => {

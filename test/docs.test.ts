@@ -1,6 +1,6 @@
 /**
- * The README sections of Standard Schema and the API reference: their code
- * examples compile exactly as written (strict consumer settings, `acp-bindings`
+ * The documentation's code examples (README.md's tour, the opening example of
+ * each guide, the sections on Standard Schema and the API reference) compile exactly as written (strict consumer settings, `acp-bindings`
  * mapped to generated/src), and `npm run docs`, run as documented, writes one
  * page per surface with its members grouped by kind and a page per namespace.
  */
@@ -12,7 +12,7 @@ import { SURFACES } from "../generator/surfaces.js";
 import { run } from "./consumer/harness.js";
 import { consumerOptions } from "./support/compile.js";
 import { ROOT } from "./support/ir.js";
-import { readmeBlocks } from "./docs-readme.js";
+import { documentationFiles, fencedBlocks, readmeBlocks } from "./docs-readme.js";
 
 const WORK = join(ROOT, ".vitest-tmp", "docs");
 afterAll(() => rmSync(WORK, { recursive: true, force: true }));
@@ -28,19 +28,37 @@ function sourcePaths(): Record<string, string[]> {
   return paths;
 }
 
-describe("README examples", () => {
-  it("of \"Standard Schema\" and \"API reference\" compile as written", () => {
+/** The opening of a guide: what comes before its first `## ` section. */
+function opening(guide: string): string {
+  const text = readFileSync(join(ROOT, guide), "utf8");
+  const first = text.indexOf("\n## ");
+  return first < 0 ? text : text.slice(0, first);
+}
+
+const GUIDES = documentationFiles().filter((file) => file.startsWith("docs/") && file !== "docs/rules.md");
+
+describe("documentation examples", () => {
+  it("each guide starts with an example: a ts block (compiled below) or an sh block (its commands are in the README-commands registry)", () => {
+    expect(GUIDES.length).toBeGreaterThan(8);
+    for (const guide of GUIDES) expect([...fencedBlocks(opening(guide), "ts"), ...fencedBlocks(opening(guide), "sh")].length, guide).toBeGreaterThan(0);
+  });
+
+  it("of README.md's tour, each guide's opening, \"Standard Schema\" and \"API reference\" compile as written", () => {
     mkdirSync(WORK, { recursive: true });
-    const files = ["Standard Schema", "API reference"].flatMap((heading) => {
-      const blocks = readmeBlocks(heading, "ts");
-      expect(blocks.length, heading).toBeGreaterThan(0);
+    const sources = [
+      ...["A tour", "Standard Schema", "API reference"].map((heading) => ({ name: heading, blocks: readmeBlocks(heading, "ts") })),
+      ...GUIDES.map((guide) => ({ name: guide, blocks: fencedBlocks(opening(guide), "ts") })),
+    ];
+    const files = sources.flatMap(({ name, blocks }) => {
+      if (!name.startsWith("docs/")) expect(blocks.length, name).toBeGreaterThan(0);
       return blocks.map((code, i) => {
-        const file = join(WORK, `${heading.replaceAll(" ", "-")}-${i + 1}.ts`);
+        const file = join(WORK, `${name.replace(/[^A-Za-z0-9]+/g, "-")}-${i + 1}.ts`);
         writeFileSync(file, `${code}export {};\n`);
         return file;
       });
     });
-    const program = ts.createProgram(files, { ...consumerOptions("bundler"), paths: sourcePaths() });
+    // With Node's types: the tour's agent and client are Node programs.
+    const program = ts.createProgram(files, { ...consumerOptions("bundler"), paths: sourcePaths(), types: ["node"] });
     const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
     expect(errors).toEqual([]);
   });

@@ -7,6 +7,7 @@
  * updates) -> session/request_permission -> an idle state_update with
  * end_turn; then a cancelled prompt; and an unknown method.
  */
+import { tmpdir } from "node:os";
 import { Readable, Writable } from "node:stream";
 import * as sdkV1 from "@agentclientprotocol/sdk";
 import { client as sdkClient, ndJsonStream as sdkNdJsonStream, type UpdateSessionNotification } from "@agentclientprotocol/sdk/experimental/v2";
@@ -14,15 +15,17 @@ import { describe, expect, it } from "vitest";
 import { commandLineStarter, runCommandLine } from "./support/command-lines.js";
 import * as v1 from "../generated/src/v1/index.js";
 import { connectClient, ndJsonStream, PROTOCOL_VERSION, RequestError } from "../generated/src/v2/index.js";
-import { CONNECTION_COMMANDS } from "./support/connection-readme.js";
+import { CONNECTION_COMMANDS, V1_COMMANDS } from "./support/connection-readme.js";
 
 const run = runCommandLine;
 const start = commandLineStarter();
 
 
 
-/** What examples/client.ts prints for one agent: the finished turn, then the cancelled one. */
-function expectedTranscript(agent: string, sessionId: string) {
+/** What examples/v2-client.ts prints for one agent: the finished turn, then the cancelled one. */
+/** What examples/v2-client.ts prints: the two turns, then, when the agent has the session methods, its listing and the resume's replay. */
+function expectedTranscript(agent: string, sessionId: string, sessionMethods = false) {
+  const listed = [{ listed: [{ sessionId, title: "hello agent", additionalDirectories: [tmpdir()] }] }, { resumed: sessionId, state: "idle", prompts: ["hello agent", "a long task"] }];
   return [
     {
       agent,
@@ -34,6 +37,7 @@ function expectedTranscript(agent: string, sessionId: string) {
       stopReason: "end_turn",
     },
     { sessionId, stopReason: "cancelled" },
+    ...(sessionMethods ? listed : []),
   ];
 }
 
@@ -45,7 +49,7 @@ describe("examples and the SDK over stdio", () => {
   it(`${CONNECTION_COMMANDS.client}: our client drives our agent`, async () => {
     const result = await run(CONNECTION_COMMANDS.client);
     expect(result.stderr).toBe("");
-    expect(jsonLines(result.stdout)).toEqual(expectedTranscript("example-agent", "session-1"));
+    expect(jsonLines(result.stdout)).toEqual(expectedTranscript("example-agent", "session-1", true));
     expect(result.code).toBe(0);
   });
 
@@ -89,7 +93,7 @@ describe("examples and the SDK over stdio", () => {
       return { name: init.info?.name, sessionId, accepted, first, second, kinds, unknown };
     });
     expect(outcome).toMatchObject({ name: "example-agent", sessionId: "session-1", accepted: { messageId: "user-1" }, first: "end_turn", second: "cancelled", unknown: -32601 });
-    expect(new Set(outcome.kinds)).toEqual(new Set(["state_update", "agent_thought_chunk", "plan_update", "tool_call_update", "agent_message_chunk"]));
+    expect(new Set(outcome.kinds)).toEqual(new Set(["state_update", "user_message", "agent_thought_chunk", "plan_update", "tool_call_update", "agent_message_chunk"]));
     expect(outcome.kinds.at(-1)).toBe("state_update");
     expect(permissions).toEqual(["Read the prompt?"]);
   });
@@ -140,7 +144,7 @@ describe("S36 over stdio: v1 messages without ids, grouped by position and by tu
   ];
 
   it.each([
-    ["our v1 agent", "npx tsx test/interop/v1-agent.ts"],
+    ["our v1 agent", V1_COMMANDS.agent],
     ["the SDK's v1 agent", "npx tsx test/interop/sdk-agent-v1.ts"],
   ])("our v1 client and %s: two turns are two user and two agent messages, in timeline order", async (_agent, command) => {
     expect(await twoTurnsOnOurV1Client(command)).toEqual(transcript);
@@ -148,8 +152,37 @@ describe("S36 over stdio: v1 messages without ids, grouped by position and by tu
 });
 
 describe("ACP v1 over stdio (the turn ends with the prompt response)", () => {
+  const v1Turn = (agent: string, sessionId: string) => ({
+    agent,
+    sessionId,
+    thoughts: ["Planning the answer."],
+    replies: ["You said: hello agent"],
+    plan: ["Read the prompt: completed"],
+    toolCalls: ["Read the prompt: completed"],
+    stopReason: "end_turn",
+  });
+
+  it(`${V1_COMMANDS.client}: our v1 client drives our v1 agent: a turn, a cancelled turn, the session listed, closed and loaded again (replayed)`, async () => {
+    const result = await runCommandLine(V1_COMMANDS.client);
+    expect(result.stderr).toBe("");
+    expect(jsonLines(result.stdout)).toEqual([
+      v1Turn("example-v1-agent", "session-1"),
+      { sessionId: "session-1", stopReason: "cancelled" },
+      { listed: [{ sessionId: "session-1", title: "hello agent", additionalDirectories: [tmpdir()] }] },
+      { loaded: "session-1", replayedPrompts: 2 },
+    ]);
+    expect(result.code).toBe(0);
+  });
+
+  it(`${V1_COMMANDS.clientOnSdkAgent}: our v1 client drives the SDK's v1 agent (no session methods advertised: two turns)`, async () => {
+    const result = await runCommandLine(V1_COMMANDS.clientOnSdkAgent);
+    expect(result.stderr).toBe("");
+    expect(jsonLines(result.stdout)).toEqual([v1Turn("sdk-v1-agent", "sdk-v1-session"), { sessionId: "sdk-v1-session", stopReason: "cancelled" }]);
+    expect(result.code).toBe(0);
+  });
+
   it("the SDK's v1 client drives our v1 agent: a turn, a cancelled turn, an unknown method", async () => {
-    const child = start("npx tsx test/interop/v1-agent.ts");
+    const child = start(V1_COMMANDS.agent);
     const kinds: string[] = [];
     const app = sdkV1
       .client({ name: "sdk-v1-client" })
@@ -167,7 +200,7 @@ describe("ACP v1 over stdio (the turn ends with the prompt response)", () => {
       const unknown = await agent.request("example/unknown", {}).catch((error: { code?: number }) => error.code);
       return { name: init.agentInfo?.name, first: first.stopReason, second: (await second).stopReason, turnKinds, unknown };
     });
-    expect(outcome).toEqual({ name: "our-v1-agent", first: "end_turn", second: "cancelled", turnKinds: V1_KINDS, unknown: -32601 });
+    expect(outcome).toEqual({ name: "example-v1-agent", first: "end_turn", second: "cancelled", turnKinds: V1_KINDS, unknown: -32601 });
   });
 
   it("our v1 client drives the SDK's v1 agent: a turn reduced into the session store, a cancelled turn, an unknown method", async () => {

@@ -1,13 +1,13 @@
 /**
  * `acp-bindings mock-agent --script FILE`: a session between the SDK's client
- * and examples/agent.ts is recorded with `record`, and that trace, played by
+ * and examples/v2-agent.ts is recorded with `record`, and that trace, played by
  * the mock to the SDK's client, gives the client the same outcome and the same
  * lines in the same order as the live agent did; a client that sends another
  * prompt gets a mismatch report with both messages on stderr and exit 1. The
  * player itself (no processes): ids mapped both ways, a response with the
  * wrong id refused, a script without directions refused; and the helpers it
  * walks wire data with, on a value nested 100,000 levels deep. `mock-client`
- * plays the client side of the recorded trace to examples/agent.ts, and to
+ * plays the client side of the recorded trace to examples/v2-agent.ts, and to
  * the SDK's example agent, whose different answers are reported.
  */
 import { spawnSync } from "node:child_process";
@@ -22,7 +22,7 @@ import { tempDir } from "./support/temp-dirs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = [process.execPath, "--import", "tsx", "generated/src/bin/acp-bindings.ts"];
-const AGENT = [process.execPath, "--import", "tsx", "examples/agent.ts"];
+const AGENT = [process.execPath, "--import", "tsx", "examples/v2-agent.ts"];
 const dir = tempDir("mock-agent");
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -118,7 +118,7 @@ describe("acp-bindings mock-agent --script", () => {
     expect(replayed.stderr).toMatch(/received: \{"jsonrpc":"2.0","id":\d+,"method":"session\/prompt",.*"text":"another prompt"/);
   }, 120_000);
 
-  it("mock-client plays the client's side of that trace to examples/agent.ts (exit 0), and reports another agent's answer (exit 1)", () => {
+  it("mock-client plays the client's side of that trace to examples/v2-agent.ts (exit 0), and reports another agent's answer (exit 1)", () => {
     const played = spawnSync(BIN[0]!, [...BIN.slice(1), "mock-client", "--script", trace, "--", ...AGENT], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     expect(played.stderr).toBe("");
     expect(played.status).toBe(0);

@@ -23,6 +23,7 @@ import { integrityOf, tarballPath } from "../generator/release.js";
 import { SURFACE_MODULES } from "../generator/generate.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { cleanCheckout, installConsumer, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed, type Run } from "./consumer/harness.js";
+import { documentation } from "./support/documentation.js";
 
 /** The compilers of the matrix (root devDependencies, aliases pinned in the lock file), oldest first. */
 const TYPESCRIPTS = ["typescript-5-0", "typescript", "typescript-7"] as const;

@@ -199,7 +199,7 @@ describe("the conductor on the wire", () => {
 });
 
 /** The README's stdio chain, run as written (a shell line). */
-const STDIO_CHAIN = 'npx tsx examples/client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"';
+const STDIO_CHAIN = 'npx tsx examples/v2-client.ts npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/v2-agent.ts"';
 
 describe("the stdio chain of the README", () => {
   it("runs the example client through two note proxies to the example agent, each a child process", async () => {
@@ -217,7 +217,7 @@ describe("the stdio chain of the README", () => {
 });
 
 /** The conductor on stdio with two note proxies and the example agent, each a child process. */
-const STDIO_CONDUCTOR = 'npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/agent.ts"';
+const STDIO_CONDUCTOR = 'npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/note-proxy.ts B" "npx tsx examples/v2-agent.ts"';
 
 describe("the SDK's client through the chain", () => {
   it("drives examples/chain.ts (two note proxies, the example agent): a turn passes through and ends, session/cancel ends the next", async () => {

@@ -36,8 +36,8 @@ function runWith(command: string[], input: string) {
 }
 
 describe("acp-bindings record", () => {
-  it("between the SDK's client and examples/agent.ts: same messages, same order, each line traced once", async () => {
-    const agent = [process.execPath, "--import", "tsx", "examples/agent.ts"];
+  it("between the SDK's client and examples/v2-agent.ts: same messages, same order, each line traced once", async () => {
+    const agent = [process.execPath, "--import", "tsx", "examples/v2-agent.ts"];
     const direct = await sdkTurn(agent);
     const trace = join(dir, "sdk-client.ndjson");
     const tapped = await sdkTurn([...TAP, trace, "--", ...agent]);
@@ -53,9 +53,9 @@ describe("acp-bindings record", () => {
     expect(check.status).toBe(0);
   }, 120_000);
 
-  it("between examples/client.ts and the SDK's agent: the client prints what it prints without the tap", () => {
+  it("between examples/v2-client.ts and the SDK's agent: the client prints what it prints without the tap", () => {
     const trace = join(dir, "our-client.ndjson");
-    const client = [process.execPath, "--import", "tsx", "examples/client.ts"];
+    const client = [process.execPath, "--import", "tsx", "examples/v2-client.ts"];
     const sdkAgent = [process.execPath, "--import", "tsx", "test/interop/sdk-agent.ts"];
     const direct = spawnSync(client[0]!, [...client.slice(1), ...sdkAgent], { cwd: ROOT, encoding: "utf8" });
     const tapped = spawnSync(client[0]!, [...client.slice(1), ...TAP, trace, "--", ...sdkAgent], { cwd: ROOT, encoding: "utf8" });

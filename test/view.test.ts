@@ -65,7 +65,7 @@ const selectedLine = (page: Page) => page.$eval("tr.message.selected", (tr) => N
 describe("acp-bindings view", () => {
   it("shows a recorded session's transcript, tool calls, permission and marked findings; keys navigate", async () => {
     const trace = join(dir, "session.ndjson");
-    const recorded = spawnSync("npx", ["tsx", "examples/client.ts", process.execPath, "--import", "tsx", BIN, "record", "--out", trace, "--", process.execPath, "--import", "tsx", "examples/agent.ts"], { cwd: ROOT, encoding: "utf8" });
+    const recorded = spawnSync("npx", ["tsx", "examples/v2-client.ts", process.execPath, "--import", "tsx", BIN, "record", "--out", trace, "--", process.execPath, "--import", "tsx", "examples/v2-agent.ts"], { cwd: ROOT, encoding: "utf8" });
     expect(recorded.status, recorded.stderr).toBe(0);
     const t = Date.now();
     const bad = [

@@ -1,6 +1,6 @@
 /**
  * The official SDK's agent (`@agentclientprotocol/sdk/experimental/v2`,
- * `agent()`, made by sdk-agents.ts), doing what examples/agent.ts does, over
+ * `agent()`, made by sdk-agents.ts), doing what examples/v2-agent.ts does, over
  * stdin/stdout. The interop tests drive it with our client:
  * `npx tsx test/interop/sdk-agent.ts`.
  */

@@ -11,13 +11,20 @@ interface Row {
 
 /** The README commands of the connection section, each run by a test exactly as written. */
 export const CONNECTION_COMMANDS = {
-  agent: "npx tsx examples/agent.ts",
-  client: "npx tsx examples/client.ts",
-  clientOnSdkAgent: "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts",
+  agent: "npx tsx examples/v2-agent.ts",
+  client: "npx tsx examples/v2-client.ts",
+  clientOnSdkAgent: "npx tsx examples/v2-client.ts npx tsx test/interop/sdk-agent.ts",
   bench: "npx tsx bench/connection.bench.ts",
   benchQuick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500",
   fuzzBench: "npx tsx bench/connection-fuzz.bench.ts",
   fuzzBenchQuick: "npx tsx bench/connection-fuzz.bench.ts --inputs 400",
+} as const;
+
+/** The v1 examples' commands, each run by test/interop.test.ts exactly as written. */
+export const V1_COMMANDS = {
+  agent: "npx tsx examples/v1-agent.ts",
+  client: "npx tsx examples/v1-client.ts",
+  clientOnSdkAgent: "npx tsx examples/v1-client.ts npx tsx test/interop/sdk-agent-v1.ts",
 } as const;
 
 /** The method list of every surface, as the README shows it: one table per surface, one row per side and kind. */

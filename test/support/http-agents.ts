@@ -1,6 +1,6 @@
 /**
  * The agents and the server harness of the HTTP/WebSocket server tests: a
- * v2 agent streaming the turn of examples/agent.ts, a v1 agent streaming the
+ * v2 agent streaming the turn of examples/v2-agent.ts, a v1 agent streaming the
  * turn of test/interop/v1-turn.ts (both with one session table shared by all
  * their connections, so a session outlives its connection), and a
  * `node:http` server on 127.0.0.1 serving an `AcpServer` through

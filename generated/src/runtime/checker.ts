@@ -95,8 +95,11 @@ export interface Latency {
 
 interface SessionTrack {
   state: object;
-  /** `answered`: the prompt's turn ended; turn content now is a protocol error until the next prompt. */
-  turn: "none" | "open" | "answered";
+  /**
+   * `answered`: the prompt's turn ended; turn content now is a protocol error until the next prompt.
+   * `replaying`: a `session/load` or `session/resume` of an answered session is waiting for its answer (its replay is turn content).
+   */
+  turn: "none" | "open" | "answered" | "replaying";
   stopReason?: string;
   /** Tool calls whose creating update a tolerant peer rejected: their later updates are echoes of that error, not new ones. */
   readonly rejectedToolCalls: Set<string>;
@@ -213,7 +216,12 @@ class TrafficChecker {
     if (method === "initialize" && isObject(params)) this.askedVersion = params.protocolVersion;
     if (entry) this.checkAgainst(entry.params, params, "/params");
     if (sessionId === undefined) return;
-    if (OPENS_BY_PARAMS.has(method)) this.open(sessionId);
+    if (OPENS_BY_PARAMS.has(method)) {
+      this.open(sessionId);
+      // A load or resume may replay the session's history: turn content is expected until its answer.
+      const track = this.sessions.get(sessionId)!;
+      if (track.turn === "answered") track.turn = "replaying";
+    }
     if (method === "session/prompt") {
       const track = this.sessions.get(sessionId);
       if (track) track.turn = "open";
@@ -266,6 +274,7 @@ class TrafficChecker {
     const track = request.sessionId === undefined ? undefined : this.sessions.get(request.sessionId);
     // S36: on v2 the answer names the prompt's user message (kept once when the agent echoed it).
     if (request.method === "session/prompt" && track && !this.surface.startsWith("v1")) this.prompted(track, request.params, result);
+    if (OPENS_BY_PARAMS.has(request.method) && track?.turn === "replaying") track.turn = "answered";
     if (request.method === "session/prompt" && track && typeof result.stopReason === "string") {
       track.turn = "answered";
       track.stopReason = result.stopReason;
