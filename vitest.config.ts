@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -42,6 +43,8 @@ export const SLOW_TESTS: readonly string[] = [
 ];
 
 export default defineConfig({
+  // The examples import the package by name, as its users do: `acp-bindings/<entry>` is generated/src/<entry>/index.ts (tsconfig.json's `paths`).
+  resolve: { alias: [{ find: /^acp-bindings\/(.+)$/, replacement: `${fileURLToPath(new URL("./generated/src/", import.meta.url))}$1/index.ts` }] },
   test: {
     setupFiles: ["test/support/setup.ts"],
     testTimeout: 60_000,

@@ -22,7 +22,7 @@
  * and sets `<body data-state="done">`; a failure shows its error and sets
  * `data-state="failed"`.
  */
-import { connectClient, createSessionStore, httpTransport, PROTOCOL_VERSION, type SessionState, webSocketTransport } from "../generated/src/v2/index.js";
+import { connectClient, createSessionStore, httpTransport, PROTOCOL_VERSION, type SessionState, webSocketTransport } from "acp-bindings/v2";
 
 const PROMPT = "hello from the browser";
 const query = new URLSearchParams(location.search);

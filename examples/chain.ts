@@ -6,7 +6,7 @@
  *   npx tsx examples/chain.ts "npx tsx examples/note-proxy.ts A" "npx tsx examples/v2-agent.ts"
  */
 import { spawn } from "node:child_process";
-import { conduct, ndJsonStream, type Transport } from "../generated/src/v2/unstable/index.js";
+import { conduct, ndJsonStream, type Transport } from "acp-bindings/v2/unstable";
 
 const commands = process.argv.slice(2).map((command) => command.split(" ").filter((word) => word !== ""));
 if (commands.length === 0) {

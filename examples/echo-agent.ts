@@ -37,7 +37,7 @@ import {
   RequestError,
   type SessionState,
   type SessionUpdate,
-} from "../generated/src/v2/index.js";
+} from "acp-bindings/v2";
 import { listSessions, pause, promptText, type SessionListing, touch } from "./turn.js";
 
 /** Where an agent keeps its sessions' states. */

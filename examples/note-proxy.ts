@@ -9,7 +9,7 @@
  * runs two of them in memory).
  */
 import { pathToFileURL } from "node:url";
-import { forwardingProxy, ndJsonStream, type ProxyHooks } from "../generated/src/v2/unstable/index.js";
+import { forwardingProxy, ndJsonStream, type ProxyHooks } from "acp-bindings/v2/unstable";
 
 /** The hooks of the proxy: `line` is appended to each `session/prompt`, `log` told of each tool call. */
 export function noteProxy(line: string, log: (entry: string) => void): ProxyHooks {

@@ -13,7 +13,7 @@
  */
 import { createServer } from "node:http";
 import { WebSocketServer } from "ws";
-import { connectAgent, createAcpServer, nodeHttpHandler, nodeWebSocketUpgrade } from "../generated/src/v2/index.js";
+import { connectAgent, createAcpServer, nodeHttpHandler, nodeWebSocketUpgrade } from "acp-bindings/v2";
 import { echoAgent } from "./echo-agent.js";
 import { sessionFiles } from "./session-files.js";
 

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { emptySessionState, reduceSession, type SessionState, sessionStateFromJSON, sessionStateToJSON } from "../generated/src/v2/index.js";
+import { emptySessionState, reduceSession, type SessionState, sessionStateFromJSON, sessionStateToJSON } from "acp-bindings/v2";
 import type { SessionKeeper } from "./echo-agent.js";
 
 /** Session ids this keeper makes and reads: safe as file names (no path separator, no dot). */

@@ -21,7 +21,7 @@
  * Sessions are kept in this process's memory. Any ACP v1 client can drive it
  * (examples/v1-client.ts, the SDK's, an editor).
  */
-import { type ClientPeer, connectAgent, ndJsonStream, PROTOCOL_VERSION, RequestError, type SessionUpdate } from "../generated/src/v1/index.js";
+import { type ClientPeer, connectAgent, ndJsonStream, PROTOCOL_VERSION, RequestError, type SessionUpdate } from "acp-bindings/v1";
 import { listSessions, pause, promptText, type SessionListing, touch } from "./turn.js";
 
 /** A session: its listing, the updates that replay it, whether it is open, its running turn. */

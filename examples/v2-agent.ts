@@ -10,7 +10,7 @@
  * and ends with an idle \`state_update\`; \`session/cancel\` ends the turn at
  * any step. Any ACP v2 client can drive it (examples/v2-client.ts, the SDK's).
  */
-import { connectAgent, ndJsonStream } from "../generated/src/v2/index.js";
+import { connectAgent, ndJsonStream } from "acp-bindings/v2";
 import { echoAgent } from "./echo-agent.js";
 
 const client = connectAgent(ndJsonStream({ readable: process.stdin, writable: process.stdout }), echoAgent(() => client));

@@ -17,7 +17,7 @@
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
-import { connectClient, createSessionStore, ndJsonStream, PROTOCOL_VERSION, type SessionState } from "../generated/src/v2/index.js";
+import { connectClient, createSessionStore, ndJsonStream, PROTOCOL_VERSION, type SessionState } from "acp-bindings/v2";
 
 const ownAgent = [process.execPath, "--import", "tsx", fileURLToPath(new URL("./v2-agent.ts", import.meta.url))];
 const [program, ...args] = process.argv.length > 2 ? process.argv.slice(2) : ownAgent;

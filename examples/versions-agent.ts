@@ -5,9 +5,9 @@
  * A turn echoes the prompt; v1 ends it with the prompt response's
  * `stopReason`, v2 with an idle `state_update`. Run: `npx tsx examples/versions-agent.ts`.
  */
-import { serveVersions } from "../generated/src/negotiate/index.js";
-import * as v1 from "../generated/src/v1/index.js";
-import * as v2 from "../generated/src/v2/index.js";
+import { serveVersions } from "acp-bindings/negotiate";
+import * as v1 from "acp-bindings/v1";
+import * as v2 from "acp-bindings/v2";
 import { promptText } from "./turn.js";
 
 const v1Agent = (client: v1.ClientPeer): v1.AgentHandlers => ({

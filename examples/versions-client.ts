@@ -6,9 +6,9 @@
  * Run: `npx tsx examples/versions-client.ts npx tsx examples/versions-agent.ts`.
  */
 import { spawn } from "node:child_process";
-import { connectVersions, type NegotiatedAgent } from "../generated/src/negotiate/index.js";
-import * as v1 from "../generated/src/v1/index.js";
-import * as v2 from "../generated/src/v2/index.js";
+import { connectVersions, type NegotiatedAgent } from "acp-bindings/negotiate";
+import * as v1 from "acp-bindings/v1";
+import * as v2 from "acp-bindings/v2";
 
 const [flag, ...rest] = process.argv.slice(2);
 const only = flag === "--v1" || flag === "--v2" ? flag : undefined;
