@@ -5,6 +5,7 @@
  * 2.0.0 fixture and whose working schema is 2.4.0; and the README's
  * stable-only command. Then the changelog again (in process): a rerun replaces its section.
  */
+import { REPOSITORY_FILES } from "../generator/emit/package-layout.js";
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,7 +39,7 @@ function bash(script: string, cwd: string): { status: number | null; stdout: str
 function scratchProject(version: string): string {
   const project = tempDir("release");
   cpSync(join(ROOT, "generator"), join(project, "generator"), { recursive: true });
-  for (const file of ["package.json", "LICENSE", "docs/rules.md"]) cpSync(join(ROOT, file), join(project, file)); // generate ships the last two
+  for (const file of ["package.json", ...REPOSITORY_FILES]) cpSync(join(ROOT, file), join(project, file)); // generate ships the repository's files
   symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
   cpSync(join(FIXTURES, version), join(project, "schema"), { recursive: true });
   const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=test@example.com", "-c", "user.name=test", ...args], { cwd: project });

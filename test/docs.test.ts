@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
+import { PARSE_EXAMPLE, V1_AGENT_EXAMPLE, V1_CLIENT_EXAMPLE } from "../generator/emit/package-quick-start.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { run } from "./consumer/harness.js";
 import { consumerOptions } from "./support/compile.js";
@@ -41,6 +42,10 @@ describe("documentation examples", () => {
   it("each guide starts with an example: a ts block (compiled below) or an sh block (its commands are in the README-commands registry)", () => {
     expect(GUIDES.length).toBeGreaterThan(8);
     for (const guide of GUIDES) expect([...fencedBlocks(opening(guide), "ts"), ...fencedBlocks(opening(guide), "sh")].length, guide).toBeGreaterThan(0);
+  });
+
+  it("README.md's tour shows the package README's quick start as it is (an agent, a client with the store, parse and validate)", () => {
+    expect(readmeBlocks("A tour", "ts")).toEqual([V1_AGENT_EXAMPLE, V1_CLIENT_EXAMPLE, PARSE_EXAMPLE]);
   });
 
   it("of README.md's tour, each guide's opening, \"Standard Schema\" and \"API reference\" compile as written", () => {

@@ -10,19 +10,19 @@
  * byte for byte that tarball, and packing or publishing generated/ without
  * a build fails with one line saying what to run.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { namespaceModules, PACKAGE_NAME, RULES_FILE } from "../generator/emit/package-layout.js";
+import { namespaceModules, PACKAGE_NAME, REPOSITORY_FILES, RULES_FILE } from "../generator/emit/package-layout.js";
 import { STANDARD_MODULES } from "../generator/emit/standard.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
 import { BUILD_DIR } from "../generator/output.js";
 import { integrityOf, tarballPath } from "../generator/release.js";
 import { SURFACE_MODULES } from "../generator/generate.js";
 import { SURFACES } from "../generator/surfaces.js";
-import { cleanCheckout, installConsumer, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed, type Run } from "./consumer/harness.js";
+import { cleanCheckout, installConsumer, linkDevDependencies, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed, type Run } from "./consumer/harness.js";
 import { documentation } from "./support/documentation.js";
 
 /** The compilers of the matrix (root devDependencies, aliases pinned in the lock file), oldest first. */
@@ -36,14 +36,14 @@ const STEPS = [
   { file: "build.ts", needs: ["build", "apply", "emptySessionState", "reduceSession"], prints: ["v2/unstable build:"] },
 ] as const;
 
-/** What the tarball may hold: the package files, the rulebook, each schema copy, and a .js + .d.ts per source module. */
+/** What the tarball may hold: the package files, the repository's files (license, rulebook, examples), each schema copy, and a .js + .d.ts per source module. */
 function allowList(): string[] {
   const generated = join(ROOT, "generated");
   const schemas = SURFACES.map((s) => `schema/${s.file}`);
   const sources = readdirSync(join(generated, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
   const built = sources.flatMap((f) => [".js", ".d.ts"].map((ext) => `${BUILD_DIR}/${f.replace(/\.ts$/, ext).split("\\").join("/")}`));
   const changelog = existsSync(join(generated, "CHANGELOG.md")) ? ["CHANGELOG.md"] : []; // once `npm run changelog` wrote one
-  return ["LICENSE", "README.md", RULES_FILE, "package.json", ...changelog, ...schemas, ...built].sort();
+  return ["README.md", "package.json", ...REPOSITORY_FILES, ...changelog, ...schemas, ...built].sort();
 }
 
 /** The runtime exports of the built v2/unstable entry, as Node.js sees them. */
@@ -53,7 +53,7 @@ function v2UnstableExports(packageDir: string): string[] {
   return JSON.parse(runOk(process.execPath, ["--input-type=module", "-e", script, entry], ROOT).stdout) as string[];
 }
 
-/** The TypeScript code blocks of the package README, each a module of its own. */
+/** The TypeScript code blocks of the package README, each a module of its own (Node programs, some of them: compiled with Node's types). */
 function readmeExamples(consumer: string): Record<string, string> {
   const readme = readFileSync(join(consumer, "node_modules", PACKAGE_NAME, "README.md"), "utf8");
   const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
@@ -226,10 +226,32 @@ describe("a strict consumer project that installs the tarball", () => {
     exports = new Set(v2UnstableExports(packed.packageDir));
     const available = STEPS.filter((step) => step.needs.every((name) => exports.has(name)));
     consumer = installConsumer(packed, ["check.ts", ...available.map((s) => s.file)]);
+    // The README's examples and the shipped example programs are Node programs: a project of their own, with Node's types.
+    const nodeSources = join(consumer, "node-src");
+    cpSync(join(consumer, "node_modules", PACKAGE_NAME, "examples"), join(nodeSources, "examples"), { recursive: true });
     const readme = Object.entries(readmeExamples(consumer));
-    for (const [file, code] of readme) writeFileSync(join(consumer, "src", file), code);
+    for (const [file, code] of readme) writeFileSync(join(nodeSources, file), code);
     examples = readme.length;
+    linkDevDependencies(consumer, ["@types/node", "tsx"]);
   }, 120_000);
+
+  it("ships the example programs, which import the package by name", () => {
+    const shipped = readdirSync(join(consumer, "node_modules", PACKAGE_NAME, "examples")).map((file) => `examples/${file}`);
+    expect(shipped.sort()).toEqual(REPOSITORY_FILES.filter((file) => file.startsWith("examples/")).sort());
+    for (const file of shipped) expect(readFileSync(join(consumer, "node_modules", PACKAGE_NAME, file), "utf8")).not.toMatch(/from "\.\.\//);
+  });
+
+  it.each([
+    ["v1", [{ agent: "example-v1-agent" }, { stopReason: "cancelled" }, { listed: [{ title: "hello agent" }] }, { replayedPrompts: 2 }]],
+    ["v2", [{ agent: "example-agent" }, { stopReason: "cancelled" }, { listed: [{ title: "hello agent" }] }, { state: "idle" }]],
+  ])("the package README's command for the %s example client runs the shipped client against the shipped agent", (version, steps) => {
+    const command = `npx tsx node_modules/${PACKAGE_NAME}/examples/${version}-client.ts`;
+    expect(readFileSync(join(consumer, "node_modules", PACKAGE_NAME, "README.md"), "utf8")).toContain(`\n${command}\n`);
+    const result = shell(command, consumer);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split("\n").map((line) => JSON.parse(line))).toMatchObject(steps);
+  }, 60_000);
 
   it("type-checks the package README's examples too (one per entry point at least)", () => {
     expect(examples).toBeGreaterThanOrEqual(SURFACES.length);
@@ -246,10 +268,12 @@ describe("a strict consumer project that installs the tarball", () => {
   });
 
   const matrix = TYPESCRIPTS.flatMap((ts) => MODULE_MODES.map((mode) => [ts, mode] as const));
-  it.each(matrix)("type-checks with %s, module %s (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, README examples included)", (ts, mode) => {
-    const check = run(process.execPath, [tscOf(ts), "-p", `tsconfig.${mode}.json`, "--pretty", "false"], consumer);
-    expect(check.stdout + check.stderr).toBe("");
-    expect(check.code).toBe(0);
+  it.each(matrix)("type-checks with %s, module %s (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess), and the README's examples and the shipped examples with Node's types", (ts, mode) => {
+    for (const project of [`tsconfig.${mode}.json`, `tsconfig.node-${mode}.json`]) {
+      const check = run(process.execPath, [tscOf(ts), "-p", project, "--pretty", "false"], consumer);
+      expect(check.stdout + check.stderr, project).toBe("");
+      expect(check.code, project).toBe(0);
+    }
   });
 
   describe("runs the program under Node.js", () => {

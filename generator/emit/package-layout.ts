@@ -43,6 +43,29 @@ export interface PackageInput {
   readonly additions?: { readonly packageJson: readonly PackageJsonAdditions[]; readonly readme: readonly string[] };
 }
 
+/**
+ * The example programs the package ships (copies of this repository's examples/, which import the
+ * package by name), each with the surface it needs: a run without that surface ships it not.
+ */
+export const SHIPPED_EXAMPLES: readonly { readonly path: string; readonly surface: "v1" | "v2" }[] = [
+  { path: "examples/v1-agent.ts", surface: "v1" },
+  { path: "examples/v1-client.ts", surface: "v1" },
+  { path: "examples/v2-agent.ts", surface: "v2" },
+  { path: "examples/echo-agent.ts", surface: "v2" },
+  { path: "examples/v2-client.ts", surface: "v2" },
+  // What both agents share (prompt text, session listing, a cancellable pause).
+  { path: "examples/turn.ts", surface: "v1" },
+  { path: "examples/turn.ts", surface: "v2" },
+];
+
+/** Every file of this repository a package may ship (generate reads them; scratch copies of the project need them). */
+export const REPOSITORY_FILES: readonly string[] = ["LICENSE", RULES_FILE, ...new Set(SHIPPED_EXAMPLES.map((example) => example.path))];
+
+/** The shipped examples of a run's surfaces, each path once. */
+export function shippedExamples(surfaces: readonly Surface[]): string[] {
+  return [...new Set(SHIPPED_EXAMPLES.filter((example) => surfaces.includes(example.surface)).map((example) => example.path))];
+}
+
 /** Path of a surface's schema copy inside the package, e.g. `schema/v2/schema.unstable.json`. */
 export function schemaPath(ir: Pick<SchemaIR, "file">): string {
   return `schema/${ir.file}`;

@@ -3,14 +3,14 @@
  * package.json (exports map, ESM, no side effects, no dependencies, license,
  * the version policy's provenance, a `prepack` guard), the tsconfig that
  * `npm run build` compiles src/ to dist/ with, the README, the LICENSE and the
- * rulebook of this repository, and verbatim copies of the schema files it was
+ * rulebook and the example programs of this repository, and verbatim copies of the schema files it was
  * generated from (shipped as `acp-bindings/schema/...`, the SDK's subpaths).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SchemaIR } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../output.js";
-import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageJsonAdditions, type PackageModule } from "./package-layout.js";
+import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, shippedExamples, type PackageInput, type PackageJsonAdditions, type PackageModule } from "./package-layout.js";
 import { emitPackageReadme } from "./package-readme.js";
 import { CHECKER_BIN } from "./checker-bin.js";
 import { hasNegotiation, NEGOTIATE_ENTRY, NEGOTIATE_MODULE } from "./negotiate.js";
@@ -29,7 +29,7 @@ interface GeneratorManifest {
   readonly repository?: { readonly type: string; readonly url: string };
 }
 
-/** package.json, tsconfig.json, README.md, LICENSE, the rulebook, the schema copies, and CHANGELOG.md when the schema directory has one. */
+/** package.json, tsconfig.json, README.md, LICENSE, the rulebook, the schema copies, CHANGELOG.md when the schema directory has one, and the examples. */
 export function emitPackage(input: PackageInput): OutputFile[] {
   const repositoryFile = (path: string) => readFileSync(new URL(path, REPOSITORY_ROOT), "utf8");
   const generator = JSON.parse(repositoryFile("package.json")) as GeneratorManifest;
@@ -41,6 +41,7 @@ export function emitPackage(input: PackageInput): OutputFile[] {
     { path: RULES_FILE, content: repositoryFile(RULES_FILE) },
     ...input.irs.map((ir) => ({ path: schemaPath(ir), content: readFileSync(join(input.schemaDir, ir.file), "utf8") })),
     ...changelogOf(input.schemaDir).map((content) => ({ path: CHANGELOG, content })),
+    ...shippedExamples(input.irs.map((ir) => ir.surface)).map((path) => ({ path, content: repositoryFile(path) })),
   ];
 }
 
@@ -68,7 +69,14 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
     bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/${CHECKER_BIN}.js` },
-    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE, ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
+    files: [
+      `${BUILD_DIR}/**/*.js`,
+      `${BUILD_DIR}/**/*.d.ts`,
+      "schema",
+      RULES_FILE,
+      ...(shippedExamples(input.irs.map((ir) => ir.surface)).length > 0 ? ["examples"] : []),
+      ...changelogOf(input.schemaDir).map(() => CHANGELOG),
+    ],
     scripts: { prepack: PREPACK_CHECK },
     ...mergedField(additions, "peerDependencies"),
     ...mergedField(additions, "peerDependenciesMeta"),

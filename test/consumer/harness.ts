@@ -9,9 +9,9 @@
  * Used by test/package.test.ts and bench/budgets.ts.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { PACKAGE_NAME } from "../../generator/emit/package-layout.js";
 import { BUILD_DIR } from "../../generator/output.js";
 import { tarballPath } from "../../generator/release.js";
@@ -54,7 +54,7 @@ export interface Packed {
 }
 
 /** What a release needs of the working tree, relative to the repository root. */
-const CHECKOUT = ["package.json", "package-lock.json", "LICENSE", "docs", "schema", "generator", "generated"];
+const CHECKOUT = ["package.json", "package-lock.json", "LICENSE", "docs", "examples", "schema", "generator", "generated"];
 
 /**
  * A scratch copy of the files a release is made from (`CHECKOUT`, without
@@ -110,6 +110,24 @@ export function installConsumer(packed: Packed, sources: readonly string[]): str
   cpSync(CONSUMER_DIR, dir, { recursive: true, filter: keep });
   runOk("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", packed.tarball], dir);
   return dir;
+}
+
+/**
+ * Links dev dependencies of this repository into a consumer (its `node_modules`, and `node_modules/.bin` for
+ * their commands), as a user who installed them would have them: the consumer installs offline, from the tarball only.
+ */
+export function linkDevDependencies(consumer: string, packages: readonly string[]): void {
+  for (const name of packages) {
+    const target = join(ROOT, "node_modules", name);
+    mkdirSync(dirname(join(consumer, "node_modules", name)), { recursive: true });
+    symlinkSync(target, join(consumer, "node_modules", name), "dir");
+    const manifest = JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+    const bins = typeof manifest.bin === "string" ? { [name]: manifest.bin } : (manifest.bin ?? {});
+    for (const [command, file] of Object.entries(bins)) {
+      mkdirSync(join(consumer, "node_modules", ".bin"), { recursive: true });
+      symlinkSync(join(target, file), join(consumer, "node_modules", ".bin", command));
+    }
+  }
 }
 
 /** The `tsc` of an installed TypeScript package (`typescript`, or an alias such as `typescript-7`). */

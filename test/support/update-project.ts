@@ -7,6 +7,7 @@
  * update's install and test commands, so no test installs into the linked
  * node_modules or runs the whole suite from inside itself.
  */
+import { REPOSITORY_FILES } from "../../generator/emit/package-layout.js";
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -37,7 +38,7 @@ function writeJson(file: string, json: unknown): void {
 export function pinnedProject(schemaVersion: string, packageVersion: string, sdkVersion: string, withFixtures = false): string {
   const project = tempDir(`update-${schemaVersion}`);
   cpSync(join(ROOT, "generator"), join(project, "generator"), { recursive: true });
-  for (const file of ["package.json", "package-lock.json", "LICENSE", "docs/rules.md"]) cpSync(join(ROOT, file), join(project, file));
+  for (const file of ["package.json", "package-lock.json", ...REPOSITORY_FILES]) cpSync(join(ROOT, file), join(project, file));
   symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
   cpSync(join(FIXTURES, schemaVersion), join(project, "schema"), { recursive: true });
   if (withFixtures) cpSync(FIXTURES, join(project, "test/fixtures/schemas"), { recursive: true });
