@@ -120,6 +120,7 @@ export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
     via: '"--rounds", "1", "--warmup", "0", "--trips", "50", "--updates", "200", "--firsts", "10", "--idle", "5", "--memory-rounds", "1"',
   },
   "npx tsx examples/v2-client.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.client" },
+  "npx tsx node_modules/acp-bindings/examples/v1-client.ts": { ranBy: "test/package.test.ts", via: "npx tsx node_modules/${PACKAGE_NAME}/examples/${version}-client.ts" },
   "npx tsx examples/v1-agent.ts": { ranBy: CONNECTION, via: "V1_COMMANDS.agent" },
   "npx tsx examples/v1-client.ts": { ranBy: CONNECTION, via: "V1_COMMANDS.client" },
   "npx tsx examples/v1-client.ts npx tsx test/interop/sdk-agent-v1.ts": { ranBy: CONNECTION, via: "V1_COMMANDS.clientOnSdkAgent" },
