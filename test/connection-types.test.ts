@@ -10,11 +10,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { consumerOptions } from "./support/compile.js";
+import { consumerOptions, PACKAGE_PATHS } from "./support/compile.js";
 
 const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURE = path("./fixtures/connection-types/consumer.ts");
-const EXAMPLES = [path("../examples/v2-agent.ts"), path("../examples/v2-client.ts"), path("../examples/browser-client.ts"), path("../examples/remote-server.ts")];
+const EXAMPLES = ["v1-agent", "v1-client", "v2-agent", "v2-client", "browser-client", "remote-server"].map((name) => path(`../examples/${name}.ts`));
 const MARK = "// @ts-expect-error";
 
 describe("module nodenext", () => {
@@ -24,7 +24,7 @@ describe("module nodenext", () => {
     const expected = lines.flatMap((line, i) => (line.includes(MARK) ? [i + 2] : []));
     expect(expected.length).toBe(11);
     const stripped = lines.map((line) => (line.includes(MARK) ? "" : line)).join("\n");
-    const options = { ...consumerOptions(mode), types: ["node"] };
+    const options = { ...consumerOptions(mode), types: ["node"], paths: PACKAGE_PATHS };
     const host = ts.createCompilerHost(options);
     const read = host.readFile;
     host.readFile = (file) => (file === FIXTURE ? stripped : read(file));

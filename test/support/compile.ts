@@ -3,6 +3,7 @@
  * settings the generated code promises: strict, exactOptionalPropertyTypes,
  * noUncheckedIndexedAccess, for module `nodenext` and `bundler`.
  */
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 export type ModuleMode = "nodenext" | "bundler";
@@ -24,6 +25,9 @@ export function consumerOptions(mode: ModuleMode): ts.CompilerOptions {
     ? { ...common, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }
     : { ...common, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
 }
+
+/** The mapping of tsconfig.json: the examples import the package by name, `acp-bindings/<entry>` is generated/src/<entry>/index.ts. */
+export const PACKAGE_PATHS: ts.MapLike<string[]> = { "acp-bindings/*": [fileURLToPath(new URL("../../generated/src/*/index.ts", import.meta.url))] };
 
 /** Every diagnostic of a program over `files`, formatted `file:line:col message`. */
 export function typeCheck(files: readonly string[], mode: ModuleMode): string[] {
