@@ -119,7 +119,7 @@ export interface Balancer {
 export function haproxyConfig(port: number, servers: readonly { name: string; port: number }[]): string {
   return [
     "global",
-    "  maxconn 1024",
+    "  maxconn 256", // HAProxy needs about two descriptors per connection: 256 fit within an open-files limit of 1,024
     "defaults",
     "  mode http",
     "  option redispatch",
