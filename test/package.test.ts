@@ -239,6 +239,10 @@ describe("a strict consumer project that installs the tarball", () => {
     const shipped = readdirSync(join(consumer, "node_modules", PACKAGE_NAME, "examples")).map((file) => `examples/${file}`);
     expect(shipped.sort()).toEqual(REPOSITORY_FILES.filter((file) => file.startsWith("examples/")).sort());
     for (const file of shipped) expect(readFileSync(join(consumer, "node_modules", PACKAGE_NAME, file), "utf8")).not.toMatch(/from "\.\.\//);
+    // The README links the agents and clients: each link is a shipped file.
+    const linked = [...readFileSync(join(consumer, "node_modules", PACKAGE_NAME, "README.md"), "utf8").matchAll(/\]\((examples\/[^)]+)\)/g)].map((m) => m[1]!);
+    expect(linked).toEqual(["examples/v1-agent.ts", "examples/v1-client.ts", "examples/v2-agent.ts", "examples/v2-client.ts"]);
+    for (const file of linked) expect(shipped).toContain(file);
   });
 
   it.each([

@@ -122,7 +122,7 @@ are kept). Neither throws:
 
 ${ts(PARSE_EXAMPLE)}
 
-Complete programs ship in \`examples/\`: ${examples.map((path) => `\`${path}\``).join(", ")}. The agents advertise the
+Complete programs ship in \`examples/\`: ${examples.map((path) => `[\`${path}\`](${path})`).join(", ")}. The agents advertise the
 session capabilities they implement (list, load or resume with replay, close, additional directories) and honour
 cancellation at every step; the clients use them. Each client starts the agent of its version (or the agent command
 you give it after its name) and prints one JSON line per step (with [tsx](https://tsx.is) installed):
