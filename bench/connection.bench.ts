@@ -46,6 +46,7 @@ import { numberArg } from "./corpus.js";
 import { median, quantile } from "./harness.js";
 import { LINE_FOLDERS, updateLines } from "./connection/bytes-to-state.js";
 import { benchUpdates, type BenchUpdate } from "./connection/workload.js";
+import { Progress } from "./progress.js";
 
 /** What the benchmark asks of a client, whichever connection it runs on. */
 interface BenchClient {
@@ -60,26 +61,6 @@ let prompts = 0;
 /** A prompt in a session of its own, so every sample starts from empty states. */
 const prompt = () => ({ sessionId: `bench-${++prompts}`, prompt: [{ type: "text" as const, text: "go" }] });
 const INITIALIZE = { protocolVersion: 2, info: { name: "bench-client", version: "1.0.0" } };
-
-/** Counts reduced updates and resolves a waiter when the count reaches its target. */
-class Progress {
-  count = 0;
-  private target = Infinity;
-  private done: () => void = () => {};
-  reduced(): void {
-    if (++this.count >= this.target) this.done();
-  }
-  until(target: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.target = target;
-      this.done = resolve;
-      if (this.count >= target) resolve();
-    });
-  }
-  reset(): void {
-    this.count = 0;
-  }
-}
 
 async function oursClient(name: string, transport: Transport, onClose: () => void): Promise<BenchClient> {
   const sessions = createSessionStore();

@@ -59,7 +59,7 @@ import { benchUpdates } from "./connection/workload.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The bench's own modules, compiled with generated/src into ES modules run by plain `node` (see `compiled`). */
-const COMPILED = ["bench/remote/server.ts", "bench/remote/idle.ts", "bench/remote/clients.ts", "bench/corpus.ts", "bench/harness.ts", "bench/naive-reducer.ts", "bench/connection/workload.ts"];
+const COMPILED = ["bench/remote/server.ts", "bench/remote/idle.ts", "bench/remote/clients.ts", "bench/corpus.ts", "bench/harness.ts", "bench/naive-reducer.ts", "bench/progress.ts", "bench/connection/workload.ts"];
 const WIRES: readonly Wire[] = ["http", "ws"];
 const SIDES: readonly Side[] = ["ours", "sdk"];
 const WIRE_NAME: Record<Wire, string> = { http: "HTTP+SSE", ws: "WebSocket" };

@@ -21,6 +21,7 @@ import {
   webSocketTransport,
 } from "../../generated/src/v2/unstable/index.js";
 import { naiveEmpty, naiveReduceInPlace, type NaiveState } from "../naive-reducer.js";
+import { Progress } from "../progress.js";
 
 export type Wire = "http" | "ws";
 export type Side = "ours" | "sdk";
@@ -72,21 +73,35 @@ const INITIALIZE = { protocolVersion: 2, info: { name: "bench-client", version: 
 const trip = (sessionId: string) => ({ sessionId, configId: "fast", type: "boolean" as const, value: true });
 const promptOf = (sessionId: string, text: string) => ({ sessionId, prompt: [{ type: "text" as const, text }] });
 
-/** Counts reduced updates and resolves a waiter when the count reaches its target. */
-class Progress {
-  count = 0;
-  private target = Infinity;
-  private done: () => void = () => {};
-  reduced(): void {
-    if (++this.count >= this.target) this.done();
-  }
-  until(target: number): Promise<void> {
-    this.count = 0;
-    return new Promise((resolve) => {
-      this.target = target;
-      this.done = resolve;
-    });
-  }
+/** The requests a measured client makes, whichever library sends them. */
+interface ClientRequests {
+  /** Opens a session; its id. */
+  newSession(): Promise<string>;
+  prompt(sessionId: string, text: string): Promise<unknown>;
+  roundTrip(sessionId: string): Promise<unknown>;
+}
+
+/** The measured operations of a client with one open session, its updates counted by `progress`. */
+function measured(name: string, requests: ClientRequests, sessionId: string, progress: Progress, close: () => void): RemoteClient {
+  return {
+    name,
+    roundTrip: () => requests.roundTrip(sessionId),
+    async stream(expected) {
+      const fresh = await requests.newSession();
+      const started = performance.now();
+      progress.reset();
+      await Promise.all([requests.prompt(fresh, "stream"), progress.until(expected)]);
+      return (performance.now() - started) / 1000;
+    },
+    async firstUpdate() {
+      const started = performance.now();
+      let ms = 0;
+      progress.reset();
+      await Promise.all([requests.prompt(sessionId, "first"), progress.until(1).then(() => (ms = performance.now() - started))]);
+      return ms;
+    },
+    close,
+  };
 }
 
 /** Our client on `wire` at `url` (`ws://` for WebSocket), initialized, with one session. */
@@ -97,25 +112,14 @@ export async function oursClient(wire: Wire, url: string): Promise<RemoteClient>
   const transport = wire === "http" ? httpTransport(url) : webSocketTransport(url, { WebSocket });
   const agent = connectClient(transport, { "session/update": sessions.update });
   await agent.request("initialize", INITIALIZE);
-  const { sessionId } = await agent.request("session/new", { cwd: "/bench" });
-  await agent.request("session/set_config_option", trip(sessionId));
-  return {
-    name: `ours: connectClient + ${wire === "http" ? "httpTransport" : "webSocketTransport"}`,
-    roundTrip: () => agent.request("session/set_config_option", trip(sessionId)),
-    async stream(expected) {
-      const { sessionId: fresh } = await agent.request("session/new", { cwd: "/bench" });
-      const started = performance.now();
-      await Promise.all([agent.request("session/prompt", promptOf(fresh, "stream")), progress.until(expected)]);
-      return (performance.now() - started) / 1000;
-    },
-    async firstUpdate() {
-      const started = performance.now();
-      let ms = 0;
-      await Promise.all([agent.request("session/prompt", promptOf(sessionId, "first")), progress.until(1).then(() => (ms = performance.now() - started))]);
-      return ms;
-    },
-    close: () => agent.close(),
+  const requests: ClientRequests = {
+    newSession: async () => (await agent.request("session/new", { cwd: "/bench" })).sessionId,
+    prompt: (sessionId, text) => agent.request("session/prompt", promptOf(sessionId, text)),
+    roundTrip: (sessionId) => agent.request("session/set_config_option", trip(sessionId)),
   };
+  const sessionId = await requests.newSession();
+  await requests.roundTrip(sessionId);
+  return measured(`ours: connectClient + ${wire === "http" ? "httpTransport" : "webSocketTransport"}`, requests, sessionId, progress, () => agent.close());
 }
 
 /** The SDK's client on `wire` at `url`, initialized, with one session, folding updates with `fold`. */
@@ -131,25 +135,15 @@ export function sdkClient(wire: Wire, url: string, fold: SdkFold): Promise<Remot
     app
       .connectWith(stream, async (agent) => {
         await agent.request("initialize", INITIALIZE);
-        const { sessionId } = await agent.request("session/new", { cwd: "/bench" });
-        await agent.request("session/set_config_option", trip(sessionId));
-        resolve({
-          name: `SDK: client() + ${wire === "http" ? "createHttpStream" : "createWebSocketStream"}, ${fold.name}`,
-          roundTrip: () => agent.request("session/set_config_option", trip(sessionId)),
-          async stream(expected) {
-            const { sessionId: fresh } = await agent.request("session/new", { cwd: "/bench" });
-            const started = performance.now();
-            await Promise.all([agent.request("session/prompt", promptOf(fresh, "stream")), progress.until(expected)]);
-            return (performance.now() - started) / 1000;
-          },
-          async firstUpdate() {
-            const started = performance.now();
-            let ms = 0;
-            await Promise.all([agent.request("session/prompt", promptOf(sessionId, "first")), progress.until(1).then(() => (ms = performance.now() - started))]);
-            return ms;
-          },
-          close: () => release(),
-        });
+        const requests: ClientRequests = {
+          newSession: async () => (await agent.request("session/new", { cwd: "/bench" })).sessionId,
+          prompt: (sessionId, text) => agent.request("session/prompt", promptOf(sessionId, text)),
+          roundTrip: (sessionId) => agent.request("session/set_config_option", trip(sessionId)),
+        };
+        const sessionId = await requests.newSession();
+        await requests.roundTrip(sessionId);
+        const name = `SDK: client() + ${wire === "http" ? "createHttpStream" : "createWebSocketStream"}, ${fold.name}`;
+        resolve(measured(name, requests, sessionId, progress, () => release()));
         await new Promise<void>((done) => (release = done));
       })
       .catch(reject);
