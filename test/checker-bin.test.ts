@@ -4,30 +4,20 @@
  * README's commands run there exactly as written, on a session captured
  * between the official SDK's agent and client, and on a bad one.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { captureSdkSession } from "./checker-capture.js";
-import { installConsumer, packScratch, run, type Packed } from "./consumer/harness.js";
+import { packedConsumer, run } from "./consumer/harness.js";
 import { readmeBlocks } from "./docs-readme.js";
 
-let packed: Packed;
-let consumer: string;
-
-beforeAll(() => {
-  packed = packScratch();
-  consumer = installConsumer(packed, []);
-}, 180_000);
-
-afterAll(() => {
-  if (packed) rmSync(packed.scratch, { recursive: true, force: true });
-});
+const consumerDir = packedConsumer();
 
 const COMMANDS = readmeBlocks("Traffic checker", "sh")[0]!.trim().split("\n");
 
 function runCommands(session: string[]): { command: string; code: number; stdout: string; stderr: string }[] {
-  writeFileSync(join(consumer, "session.ndjson"), `${session.join("\n")}\n`);
-  return COMMANDS.map((command) => ({ command, ...run("sh", ["-c", command], consumer) }));
+  writeFileSync(join(consumerDir(), "session.ndjson"), `${session.join("\n")}\n`);
+  return COMMANDS.map((command) => ({ command, ...run("sh", ["-c", command], consumerDir()) }));
 }
 
 describe("npx acp-bindings check", () => {

@@ -7,24 +7,14 @@
  * test plays the editor, driving each with our client over its stdio.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectClient, ndJsonStream, PROTOCOL_VERSION } from "../generated/src/v2/index.js";
-import { installConsumer, packScratch, run, type Packed } from "./consumer/harness.js";
+import { packedConsumer, run } from "./consumer/harness.js";
 import { readmeShellCommands } from "./docs-readme.js";
 
-let packed: Packed;
-let consumer: string;
-
-beforeAll(() => {
-  packed = packScratch();
-  consumer = installConsumer(packed, []);
-}, 180_000);
-
-afterAll(() => {
-  if (packed) rmSync(packed.scratch, { recursive: true, force: true });
-});
+const consumerDir = packedConsumer();
 
 const AGENT = `import { connectAgent, ndJsonStream, PROTOCOL_VERSION } from "acp-bindings/v2";
 const client = connectAgent(ndJsonStream({ readable: process.stdin, writable: process.stdout }), {
@@ -46,7 +36,7 @@ const COMMANDS = readmeShellCommands("Debugging a session");
 
 /** Plays the editor: starts `command` (`sh -c`) and drives one turn with our client; what it saw and the exit code. */
 async function editorTurn(command: string): Promise<{ name: string; texts: string[]; code: number | null }> {
-  const editor = spawn("sh", ["-c", command], { cwd: consumer, stdio: ["pipe", "pipe", "inherit"] });
+  const editor = spawn("sh", ["-c", command], { cwd: consumerDir(), stdio: ["pipe", "pipe", "inherit"] });
   const texts: string[] = [];
   let ended: () => void = () => {};
   const turnEnded = new Promise<void>((resolve) => (ended = resolve));
@@ -57,7 +47,7 @@ async function editorTurn(command: string): Promise<{ name: string; texts: strin
     },
   });
   const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "editor", version: "1" } });
-  const { sessionId } = await agent.request("session/new", { cwd: consumer });
+  const { sessionId } = await agent.request("session/new", { cwd: consumerDir() });
   await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
   await turnEnded;
   agent.close();
@@ -70,18 +60,18 @@ describe("README: Debugging a session", () => {
   it("records a session through the tap, checks it, renders it and replays it with mock-agent", async () => {
     expect(COMMANDS.length).toBe(4);
     const [record, check, view, mockAgent] = COMMANDS as [string, string, string, string];
-    writeFileSync(join(consumer, "my-agent.js"), AGENT);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(consumer, "package.json"), "utf8")), type: "module" }));
+    writeFileSync(join(consumerDir(), "my-agent.js"), AGENT);
+    writeFileSync(join(consumerDir(), "package.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(consumerDir(), "package.json"), "utf8")), type: "module" }));
     const recorded = await editorTurn(record);
     expect(recorded).toEqual({ name: "my-agent", texts: ["hi there"], code: 0 });
 
-    const checked = run("sh", ["-c", check], consumer);
+    const checked = run("sh", ["-c", check], consumerDir());
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     expect(checked.stdout).toContain("0 violation(s), 0 protocol error(s)");
     expect(checked.stdout).toContain("session s1: messages 1 user, 1 agent");
-    const viewed = run("sh", ["-c", view], consumer);
+    const viewed = run("sh", ["-c", view], consumerDir());
     expect(viewed.code, viewed.stderr).toBe(0);
-    const html = readFileSync(join(consumer, "report.html"), "utf8");
+    const html = readFileSync(join(consumerDir(), "report.html"), "utf8");
     expect(html).toContain("<!doctype html>");
     expect(html).toContain("hi there");
     expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=|https?:\/\//);

@@ -15,6 +15,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { PACKAGE_NAME } from "../../generator/emit/package-layout.js";
 import { BUILD_DIR } from "../../generator/output.js";
 import { tarballPath } from "../../generator/release.js";
+import { afterAll, beforeAll } from "vitest";
 
 /** The repository root. */
 export const ROOT = new URL("../..", import.meta.url).pathname;
@@ -128,6 +129,23 @@ export function linkDevDependencies(consumer: string, packages: readonly string[
       symlinkSync(join(target, file), join(consumer, "node_modules", ".bin", command));
     }
   }
+}
+
+/**
+ * A scratch consumer with the packed package installed, made before the calling file's tests and removed after
+ * them: the returned function gives its directory (from the file's tests on).
+ */
+export function packedConsumer(): () => string {
+  let packed: Packed | undefined;
+  let consumer = "";
+  beforeAll(() => {
+    packed = packScratch();
+    consumer = installConsumer(packed, []);
+  }, 180_000);
+  afterAll(() => {
+    if (packed) rmSync(packed.scratch, { recursive: true, force: true });
+  });
+  return () => consumer;
 }
 
 /** The `tsc` of an installed TypeScript package (`typescript`, or an alias such as `typescript-7`). */
