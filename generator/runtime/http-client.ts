@@ -13,7 +13,7 @@
 import type { AbortSignalOrLike } from "./connection.js";
 import { type CookieJar, type CookiePolicy, cookieHeader, createCookieJar, setCookieValues } from "./client-wire.js";
 import { CONNECTION_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_HEADER, sessionIdOfParams, sessionIdOfResult } from "./remote-wire.js";
-import { containedSink, deliverLines, type LineSink, type Transport } from "./transport.js";
+import { containedSink, deliverLines, joinBytes, type LineSink, type Transport } from "./transport.js";
 
 /** A `ReadableStream` of bytes (a response body), as far as this module uses it. */
 export interface ByteStream {
@@ -663,13 +663,9 @@ const SPACE = 32;
 /** What a `data: ` line carries besides its data (the field name, colon, space, a byte-order mark). */
 const LINE_OVERHEAD = 16;
 
+/** The bytes of a line's parts (the one part itself, uncopied, when there is one). */
 function joinParts(parts: readonly Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : joinBytes(parts, NO_BYTES, size);
 }
+
+const NO_BYTES = new Uint8Array(0);

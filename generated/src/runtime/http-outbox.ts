@@ -9,7 +9,7 @@
  * the queue is bounded by `maxBufferedBytes` (`push` says when it is
  * exceeded, the connection then closes). Only structural types are used.
  */
-import type { WebReadable } from "./transport.js";
+import { joinBytes, type WebReadable } from "./transport.js";
 
 declare const TextEncoder: new () => { encode(text: string): Uint8Array };
 declare function setTimeout(callback: () => void, ms: number): unknown;
@@ -148,14 +148,7 @@ export class Outbox {
       parts.push(next);
       size += next.length;
     }
-    if (parts.length === 1) return first;
-    const joined = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      joined.set(part, at);
-      at += part.length;
-    }
-    return joined;
+    return parts.length === 1 ? first : joinBytes(parts, new Uint8Array(0), size);
   }
 
   /** The oldest queued event's bytes, reported as delivered; `undefined` when none is queued. */
